@@ -1,0 +1,10 @@
+# Runs CMD (a ;-list), then checks its exit status equals EXPECT_EXIT and its output matches EXPECT_REGEX.
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+if(NOT "${rc}" STREQUAL "${EXPECT_EXIT}")
+  message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_EXIT}; output:\n${all}")
+endif()
+if(NOT "${all}" MATCHES "${EXPECT_REGEX}")
+  message(FATAL_ERROR "output does not match '${EXPECT_REGEX}':\n${all}")
+endif()
+message(STATUS "ok: exit ${rc}; output:\n${all}")

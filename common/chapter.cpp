@@ -1,0 +1,179 @@
+#include "chapter.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+#include <iostream>
+#include <map>
+
+#include "check.h"
+#include "ops.h"
+
+namespace ladder {
+
+int run_main(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    std::fflush(stdout);
+    std::cerr << "error: " << e.what() << "\n";
+    return e.exit_code;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+GpuInfo start_on_gpu() {
+  GpuInfo g = require_gpu();
+  fmt::print("GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB)\n", g.id, g.name, g.major, g.minor, g.sms,
+             g.total_mem / 1073741824.0);
+  return g;
+}
+
+std::string trace_path(const std::string& dir, const std::string& chapter, const std::string& suffix) {
+  return dir + "/" + chapter + (suffix.empty() ? "" : "_" + suffix) + ".json";
+}
+
+void write_trace(const Trace& trace, const std::string& path) {
+  save_trace(trace, path);
+  fmt::print("trace: {} ({} events; open it in https://ui.perfetto.dev)\n", path, trace.events.size());
+}
+
+namespace {
+
+// Median of `runs` timings of fn() on the GPU, in milliseconds, with CUDA events around it.
+double median_ms(const std::function<void()>& fn, int runs) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<float> ms;
+  fn();  // warm-up
+  for (int i = 0; i < runs; ++i) {
+    CUDA_CHECK(cudaEventRecord(start));
+    fn();
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    ms.push_back(t);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+// What this GPU really does, measured now: a device-to-device copy (bytes read + written per second) and a large
+// GEMM in `dtype` through the same cuBLASLt path the chapters use. Achieved figures are shown against these.
+struct Ceilings {
+  double copy_gbs = 0;
+  double gemm_tflops = 0;
+  int64_t gemm_n = 0;
+};
+Ceilings measure_ceilings(DType dtype) {
+  Ceilings c;
+  {
+    const size_t bytes = size_t{256} << 20;
+    Tensor src = empty({int64_t(bytes)}, DType::BF16), dst = empty({int64_t(bytes)}, DType::BF16);
+    const double ms = median_ms([&] { CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToDevice)); }, 5);
+    c.copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
+  }
+  c.gemm_n = dtype == DType::BF16 ? 8192 : 4096;
+  const int64_t n = c.gemm_n;
+  Tensor a = to_device(random_values(n * n, 1, dtype), {n, n}, dtype);
+  Tensor b = to_device(random_values(n * n, 2, dtype), {n, n}, dtype);
+  Tensor out = empty({n, n}, dtype);
+  const double ms = median_ms([&] { ops::mm(a, b, out); }, 3);
+  c.gemm_tflops = 2.0 * n * n * n / (ms * 1e-3) / 1e12;
+  return c;
+}
+
+std::string shorten(const std::string& s, size_t width) {
+  return s.size() <= width ? s : s.substr(0, width - 3) + "...";
+}
+
+}  // namespace
+
+void print_report(const Trace& trace, const GpuInfo& gpu) {
+  fmt::print("\n{}\n", summary_table(trace));
+  const std::vector<StepStats> steps = step_stats(trace);
+  if (steps.empty()) return;
+  const StepStats& last = steps.back();
+
+  // The dtype of the chapter's GEMMs decides which GEMM ceiling is the fair one.
+  DType dtype = DType::BF16;
+  for (const Event* e : last.gpu_events) {
+    const Event* op = launching_op(trace, *e);
+    if (op && !op->input_types.empty() && op->input_types[0] == "float") dtype = DType::F32;
+  }
+  const Ceilings ceil = measure_ceilings(dtype);
+  fmt::print("Kernels of {} on {}, against ceilings measured just now on this GPU: a device-to-device copy at "
+             "{:.0f} GB/s and a {}^3 {} GEMM at {:.1f} TFLOP/s\n",
+             last.name, gpu.name, ceil.copy_gbs, ceil.gemm_n, dtype_name(dtype), ceil.gemm_tflops);
+  fmt::print("  {:<58} {:>8} {:>10} {:>9} {:>10} {:>9}\n", "kernel (op)", "time", "GB/s", "% copy", "TFLOP/s",
+             "% GEMM");
+  for (const Event* e : last.gpu_events) {
+    const Event* op = launching_op(trace, *e);
+    Work w;
+    const bool known = op && op_work(*op, &w);
+    const std::string label = shorten(e->name, 48) + " (" + (op ? op->name : "?") + ")";
+    const double s = e->dur_ns * 1e-9;
+    if (known && s > 0) {
+      const double gbs = w.bytes / s / 1e9, tflops = w.flops / s / 1e12;
+      fmt::print("  {:<58} {:>6.1f}us {:>10.1f} {:>8.1f}% {:>10.2f} {:>8.1f}%\n", shorten(label, 58), e->dur_ns / 1e3,
+                 gbs, 100 * gbs / ceil.copy_gbs, tflops, 100 * tflops / ceil.gemm_tflops);
+    } else {
+      fmt::print("  {:<58} {:>6.1f}us {:>10} {:>9} {:>10} {:>9}\n", shorten(label, 58), e->dur_ns / 1e3, "-", "-",
+                 "-", "-");
+    }
+  }
+}
+
+void print_regime(const Trace& trace) {
+  fmt::print("\nPer step: is the GPU waiting for the CPU, or the CPU for the GPU?\n");
+  fmt::print("  {:<16} {:>8} {:>11} {:>11} {:>7} {:>12} {:>11}\n", "step", "kernels", "wall", "GPU busy", "busy",
+             "CPU launch", "CPU sync");
+  for (const StepStats& s : step_stats(trace)) {
+    fmt::print("  {:<16} {:>8} {:>9.1f}us {:>9.1f}us {:>6.1f}% {:>10.1f}us {:>9.1f}us\n", s.name, s.kernels,
+               s.dur_ns / 1e3, s.gpu_busy_ns / 1e3, s.dur_ns ? 100.0 * s.gpu_busy_ns / s.dur_ns : 0.0,
+               s.launch_ns / 1e3, s.sync_ns / 1e3);
+  }
+}
+
+double host_time_us(const std::function<void()>& fn, int iters) {
+  std::vector<double> us;
+  fn();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < iters; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    const auto t1 = std::chrono::steady_clock::now();
+    CUDA_CHECK(cudaDeviceSynchronize());  // outside the timed region: we time what the CPU spends issuing the work
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+void print_host_time(const Trace& trace, const std::string& range_name, const std::function<void()>& forward) {
+  double sum = 0;
+  int n = 0;
+  for (const Event& e : trace.events) {
+    if (e.cat == Cat::UserAnnotation && e.name == range_name) {
+      sum += e.dur_ns / 1e3;
+      ++n;
+    }
+  }
+  const int iters = 200;
+  const double off = host_time_us(forward, iters);
+  fmt::print("\nHost time per forward: {:.1f} us with the profiler off (median of {}), {:.1f} us while it records "
+             "(mean of the {} {} ranges in the trace)\n",
+             off, iters, n ? sum / n : 0.0, n, range_name);
+}
+
+}  // namespace ladder
