@@ -64,4 +64,8 @@ function(ladder_expect test_name)
     COMMAND ${CMAKE_COMMAND} -DEXPECT_EXIT=${E_EXIT} "-DEXPECT_REGEX=${E_REGEX}" "-DCMD=${E_COMMAND}"
             -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
   set_tests_properties(${test_name} PROPERTIES LABELS ${E_LABEL})
+  if(E_LABEL STREQUAL "gpu")
+    # Like the GoogleTest GPU tests, a GPU test of a command reports "skipped" on a machine without a GPU.
+    set_tests_properties(${test_name} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found")
+  endif()
 endfunction()

@@ -1,16 +1,18 @@
 #include "chapter.h"
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fmt/format.h>
 #include <iostream>
 #include <map>
 
 #include "check.h"
 #include "ops.h"
+#include "profiler.h"
+#include "trace_views.h"
 
 namespace ladder {
 
@@ -35,8 +37,9 @@ GpuInfo start_on_gpu() {
   return g;
 }
 
-std::string trace_path(const std::string& dir, const std::string& chapter, const std::string& suffix) {
-  return dir + "/" + chapter + (suffix.empty() ? "" : "_" + suffix) + ".json";
+std::string trace_path(const CommonOptions& common, const std::string& chapter, const std::string& suffix) {
+  return common.trace_dir + "/" + chapter + (suffix.empty() ? "" : "_" + suffix) + (common.graph ? "_graph" : "") +
+         ".json";
 }
 
 void write_trace(const Trace& trace, const std::string& path) {
@@ -46,17 +49,19 @@ void write_trace(const Trace& trace, const std::string& path) {
 
 namespace {
 
-// Median of `runs` timings of fn() on the GPU, in milliseconds, with CUDA events around it.
-double median_ms(const std::function<void()>& fn, int runs) {
+// Median of `runs` timings of fn() on the GPU, in milliseconds, with CUDA events right around it; `before` runs
+// ahead of each timing, outside it (an L2 flush, say).
+double median_ms(const std::function<void()>& fn, int runs, const std::function<void()>& before = {}) {
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<float> ms;
   fn();  // warm-up
   for (int i = 0; i < runs; ++i) {
-    CUDA_CHECK(cudaEventRecord(start));
+    if (before) before();
+    CUDA_CHECK(cudaEventRecord(start, current_stream()));
     fn();
-    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventRecord(stop, current_stream()));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float t = 0;
     CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
@@ -80,7 +85,8 @@ Ceilings measure_ceilings(DType dtype) {
   {
     const size_t bytes = size_t{256} << 20;
     Tensor src = empty({int64_t(bytes)}, DType::BF16), dst = empty({int64_t(bytes)}, DType::BF16);
-    const double ms = median_ms([&] { CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToDevice)); }, 5);
+    const double ms =
+        median_ms([&] { CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToDevice)); }, 5);
     c.copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
   }
   c.gemm_n = dtype == DType::BF16 ? 8192 : 4096;
@@ -99,8 +105,7 @@ std::string shorten(const std::string& s, size_t width) {
 
 }  // namespace
 
-void print_report(const Trace& trace, const GpuInfo& gpu) {
-  fmt::print("\n{}\n", summary_table(trace));
+void print_kernels(const Trace& trace, const GpuInfo& gpu) {
   const std::vector<StepStats> steps = step_stats(trace);
   if (steps.empty()) return;
   const StepStats& last = steps.back();
@@ -112,25 +117,29 @@ void print_report(const Trace& trace, const GpuInfo& gpu) {
     if (op && !op->input_types.empty() && op->input_types[0] == "float") dtype = DType::F32;
   }
   const Ceilings ceil = measure_ceilings(dtype);
-  fmt::print("Kernels of {} on {}, against ceilings measured just now on this GPU: a device-to-device copy at "
-             "{:.0f} GB/s and a {}^3 {} GEMM at {:.1f} TFLOP/s\n",
-             last.name, gpu.name, ceil.copy_gbs, ceil.gemm_n, dtype_name(dtype), ceil.gemm_tflops);
-  fmt::print("  {:<58} {:>8} {:>10} {:>9} {:>10} {:>9}\n", "kernel (op)", "time", "GB/s", "% copy", "TFLOP/s",
-             "% GEMM");
+  fmt::print(
+      "\nGPU work of {} on {}, against ceilings measured just now on this GPU: a device-to-device copy at {:.0f} GB/s "
+      "and a {}^3 {} GEMM at {:.1f} TFLOP/s. Bytes are each input read once and the output written once; the L2 is "
+      "not flushed between steps, so a kernel whose inputs are still cached can pass 100% of the copy.\n",
+      last.name, gpu.name, ceil.copy_gbs, ceil.gemm_n, dtype_name(dtype), ceil.gemm_tflops);
+  fmt::print("  {:<60} {:>9} {:>9} {:>8} {:>9} {:>8}\n", "kernel (op)", "time", "GB/s", "% copy", "TFLOP/s", "% GEMM");
   for (const Event* e : last.gpu_events) {
     const Event* op = launching_op(trace, *e);
-    Work w;
-    const bool known = op && op_work(*op, &w);
-    const std::string label = shorten(e->name, 48) + " (" + (op ? op->name : "?") + ")";
+    const std::string label =
+        shorten(kernel_display_name(e->name), op ? 56 - op->name.size() : 56) + " (" + (op ? op->name : "?") + ")";
     const double s = e->dur_ns * 1e-9;
-    if (known && s > 0) {
+    Work w;
+    std::string rates = fmt::format("{:>9} {:>8} {:>9} {:>8}", "-", "-", "-", "-");
+    if (e->cat == Cat::Kernel && op && op_work(*op, &w) && s > 0) {
       const double gbs = w.bytes / s / 1e9, tflops = w.flops / s / 1e12;
-      fmt::print("  {:<58} {:>6.1f}us {:>10.1f} {:>8.1f}% {:>10.2f} {:>8.1f}%\n", shorten(label, 58), e->dur_ns / 1e3,
-                 gbs, 100 * gbs / ceil.copy_gbs, tflops, 100 * tflops / ceil.gemm_tflops);
-    } else {
-      fmt::print("  {:<58} {:>6.1f}us {:>10} {:>9} {:>10} {:>9}\n", shorten(label, 58), e->dur_ns / 1e3, "-", "-",
-                 "-", "-");
+      rates = fmt::format("{:>9.0f} {:>7.1f}% {:>9.2f} {:>7.1f}%", gbs, 100 * gbs / ceil.copy_gbs, tflops,
+                          100 * tflops / ceil.gemm_tflops);
+      if (w.flops == 0) rates = fmt::format("{:>9.0f} {:>7.1f}% {:>9} {:>8}", gbs, 100 * gbs / ceil.copy_gbs, "-", "-");
+    } else if (e->cat != Cat::Kernel && e->gpu.bytes > 0 && s > 0) {
+      const double gbs = e->gpu.bytes / s / 1e9;  // a memset writes its bytes; a memcpy reads and writes them
+      rates = fmt::format("{:>9.0f} {:>8} {:>9} {:>8}", gbs, "-", "-", "-");
     }
+    fmt::print("  {:<60} {:>7.1f}us {}\n", label, e->dur_ns / 1e3, rates);
   }
 }
 
@@ -160,7 +169,23 @@ double host_time_us(const std::function<void()>& fn, int iters) {
   return us[us.size() / 2];
 }
 
-void print_host_time(const Trace& trace, const std::string& range_name, const std::function<void()>& forward) {
+Trace profile_forward(const CommonOptions& common, const std::string& range_name,
+                      const std::function<void()>& forward) {
+  if (!common.graph) return profile(common.schedule, range_name, forward);
+  const CudaGraph graph(forward);
+  return profile(common.schedule, range_name, [&] { graph.launch(); });
+}
+
+void report(const Trace& trace, const GpuInfo& gpu, const CommonOptions& common, const std::string& range_name,
+            const std::function<void()>& forward, const std::string& path) {
+  write_trace(trace, path);
+  fmt::print("\n{}\n", summary_table(trace));
+  print_kernels(trace, gpu);
+  print_regime(trace);
+  fmt::print("\n{}", timeline(trace, -1, terminal_width()));
+
+  // Host time per forward. The recorded figure is the mean length of the forward's ranges in the trace: the same
+  // work with every op range, NVTX push and CUPTI record added.
   double sum = 0;
   int n = 0;
   for (const Event& e : trace.events) {
@@ -169,11 +194,28 @@ void print_host_time(const Trace& trace, const std::string& range_name, const st
       ++n;
     }
   }
-  const int iters = 200;
-  const double off = host_time_us(forward, iters);
-  fmt::print("\nHost time per forward: {:.1f} us with the profiler off (median of {}), {:.1f} us while it records "
-             "(mean of the {} {} ranges in the trace)\n",
-             off, iters, n ? sum / n : 0.0, n, range_name);
+  // GPU time per forward, the way bench/ times kernels: a cold L2 (a memset of twice its size before each run), CUDA
+  // events around the forward alone, the median of many runs.
+  int l2 = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, gpu.id));
+  const Tensor flush = empty({2 * int64_t(l2)}, DType::BF16);
+  const int runs = 50;
+  const double gpu_us = 1e3 * median_ms(forward, runs, [&] {
+                          CUDA_CHECK(cudaMemsetAsync(flush.data, 0, flush.nbytes(), current_stream()));
+                        });
+  fmt::print("\nGPU time per forward: {:.1f} us (median of {}, CUDA events around the forward, L2 flushed before each)",
+             gpu_us, runs);
+
+  const double eager = host_time_us(forward);
+  fmt::print("\nHost time per forward (median of 200, profiler off): {:.1f} us eager", eager);
+  if (common.graph) {
+    const CudaGraph graph(forward);
+    const double replay = host_time_us([&] { graph.launch(); });
+    fmt::print(", {:.1f} us replayed from a CUDA graph ({:.1f}x less)", replay, eager / replay);
+  }
+  fmt::print(
+      "\nHost time per forward while the profiler records{}: {:.1f} us (mean of the {} {} ranges in the trace)\n",
+      common.graph ? " (graph replay)" : "", n ? sum / n : 0.0, n, range_name);
 }
 
 }  // namespace ladder

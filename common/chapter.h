@@ -21,26 +21,27 @@ int run_main(const std::function<int()>& body);
 // none, pointing at the committed reference traces.
 GpuInfo start_on_gpu();
 
-// traces/<chapter>_<suffix>.json, e.g. trace_path("traces", "02_linear", "batch1024_in32_out64").
-std::string trace_path(const std::string& dir, const std::string& chapter, const std::string& suffix);
+// <trace-dir>/<chapter>_<suffix>[_graph].json, e.g. traces/02_linear_batch1024_in32_out64.json.
+std::string trace_path(const CommonOptions& common, const std::string& chapter, const std::string& suffix);
 
-// Writes the trace and prints "trace: <path> (N events)".
+// Profiles the forward per the schedule: each step is ProfilerStep#k { <range_name> { forward } synchronize }. With
+// --graph the forward is captured into a CUDA graph first, and each step replays it with one cudaGraphLaunch.
+Trace profile_forward(const CommonOptions& common, const std::string& range_name, const std::function<void()>& forward);
+
+// Everything after profiling: writes the trace to `path`, prints the summary table, the kernels of one step with their
+// achieved GB/s and TFLOP/s against ceilings measured on this GPU, the per-step regime (kernels, GPU busy time over
+// the step's wall time, CPU time in launch calls) and the host time per forward with the profiler off (eager, and
+// replayed from a graph with --graph) and while it records.
+void report(const Trace& trace, const GpuInfo& gpu, const CommonOptions& common, const std::string& range_name,
+            const std::function<void()>& forward, const std::string& path);
+
+// The parts of report(), for a view of their own.
 void write_trace(const Trace& trace, const std::string& path);
-
-// The summary table, then per kernel of one active step: its time, the op that launched it, and the achieved GB/s
-// and TFLOP/s (from the op's recorded dims) against ceilings measured on this GPU in this run.
-void print_report(const Trace& trace, const GpuInfo& gpu);
-
-// Per active step: kernels, GPU busy time (union of GPU activity) over the step's wall time, and CPU time in launch
-// calls: the overhead-bound vs compute-bound question as numbers.
+void print_kernels(const Trace& trace, const GpuInfo& gpu);
 void print_regime(const Trace& trace);
 
 // Median host time of one call of `fn` over `iters` calls: what the CPU spends issuing the work. Each call is followed
 // by a device synchronize outside the timed region, so the GPU never backs up into the measurement.
-double host_time_us(const std::function<void()>& fn, int iters = 50);
-
-// "host time per forward": the median of host_time_us(forward) with the profiler off, beside the mean duration of the
-// `range_name` ranges in the trace, i.e. the same forward while the profiler records.
-void print_host_time(const Trace& trace, const std::string& range_name, const std::function<void()>& forward);
+double host_time_us(const std::function<void()>& fn, int iters = 200);
 
 }  // namespace ladder

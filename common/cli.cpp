@@ -21,6 +21,10 @@ void add_common_options(CLI::App& app, CommonOptions& o, const std::string& warm
       ->capture_default_str();
   app.add_option("--trace-dir", o.trace_dir, "folder the trace is written to")->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the random inputs")->capture_default_str();
+  app.add_flag("--graph", o.graph, "capture the forward in a CUDA graph and replay it in the profiled steps");
+  app.add_flag("--check-only", o.check_only,
+               "check the forward against the CPU reference and stop, without the profiler (for compute-sanitizer, "
+               "which holds CUPTI itself)");
 }
 
 int parse_options(CLI::App& app, int argc, const char* const* argv) {

@@ -1,7 +1,8 @@
 #include "compare.h"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "check.h"
 
@@ -72,8 +73,8 @@ CompareResult compare_rows(const std::vector<float>& got, int64_t M, int64_t N,
   if (nonfinite > 0) {
     r.ok = false;
     r.mismatches += nonfinite;
-    r.report += fmt::format("  {} values in the whole output are NaN or Inf (first at index {}: {})\n", nonfinite, first,
-                            got[first]);
+    r.report += fmt::format("  {} values in the whole output are NaN or Inf (first at index {}: {})\n", nonfinite,
+                            first, got[first]);
   }
   if (r.ok && M > max_rows) r.report += fmt::format(" ({} of {} rows checked, all finite)", rows.size(), M);
   r.checked = static_cast<int64_t>(got.size());

@@ -1,10 +1,10 @@
 #include "device.h"
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 #include <random>
 
 #include "check.h"
@@ -28,10 +28,11 @@ Tensor empty(const Shape& shape, DType dtype) {
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   // Say what did not fit in words a reader can act on, instead of a bare cudaErrorMemoryAllocation.
   auto too_big = [&] {
-    return Error(fmt::format("a {} {} tensor needs {:.2f} GiB but the GPU has only {:.2f} GiB free (of {:.2f} GiB); "
-                             "use smaller sizes",
-                             dtype_name(dtype), shape_str(shape), double(want) / 1073741824.0, free_bytes / 1073741824.0,
-                             total_bytes / 1073741824.0));
+    return Error(
+        fmt::format("a {} {} tensor needs {:.2f} GiB but the GPU has only {:.2f} GiB free (of {:.2f} GiB); "
+                    "use smaller sizes",
+                    dtype_name(dtype), shape_str(shape), double(want) / 1073741824.0, free_bytes / 1073741824.0,
+                    total_bytes / 1073741824.0));
   };
   if (bytes > free_bytes) throw too_big();
   void* p = nullptr;
@@ -56,10 +57,10 @@ void require_fits(const std::vector<Shape>& shapes, DType dtype) {
   size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (want > static_cast<long double>(free_bytes))
-    throw Error(fmt::format("{} {} tensors need {:.2f} GiB but the GPU has only {:.2f} GiB free (of {:.2f} GiB); "
-                            "use smaller sizes",
-                            dtype_name(dtype), all, double(want) / 1073741824.0, free_bytes / 1073741824.0,
-                            total_bytes / 1073741824.0));
+    throw Error(fmt::format(
+        "{} {} tensors need {:.2f} GiB but the GPU has only {:.2f} GiB free (of {:.2f} GiB); "
+        "use smaller sizes",
+        dtype_name(dtype), all, double(want) / 1073741824.0, free_bytes / 1073741824.0, total_bytes / 1073741824.0));
 }
 
 void poison(const Tensor& t) {
@@ -110,6 +111,44 @@ std::vector<float> random_values(int64_t n, uint64_t seed, DType dtype, float lo
   for (auto& x : v) x = round_to(dtype, dist(rng));
   return v;
 }
+
+namespace {
+cudaStream_t g_stream = nullptr;  // nullptr is stream 0, the legacy default stream
+}  // namespace
+
+cudaStream_t current_stream() { return g_stream; }
+void set_current_stream(cudaStream_t stream) { g_stream = stream; }
+
+CudaGraph::CudaGraph(const std::function<void()>& forward) {
+  // The legacy default stream cannot be captured, so the forward runs once on a stream of its own while capture
+  // records, instead of executing, everything launched on it.
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const cudaStream_t previous = current_stream();
+  set_current_stream(s);
+  try {
+    CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    forward();
+    CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    cudaStreamEndCapture(s, &partial);
+    if (partial) cudaGraphDestroy(partial);
+    set_current_stream(previous);
+    cudaStreamDestroy(s);
+    throw;
+  }
+  set_current_stream(previous);
+  CUDA_CHECK(cudaStreamDestroy(s));
+  CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+}
+
+CudaGraph::~CudaGraph() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+  if (graph_) cudaGraphDestroy(graph_);
+}
+
+void CudaGraph::launch() const { CUDA_CHECK(cudaGraphLaunch(exec_, current_stream())); }
 
 bool gpu_available() {
   int count = 0;

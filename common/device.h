@@ -1,7 +1,10 @@
 // Device memory, host<->device copies, and the GPU the chapter runs on.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,7 +20,8 @@ Tensor empty(const Shape& shape, DType dtype);
 // for them; throws the same clear error as empty() otherwise.
 void require_fits(const std::vector<Shape>& shapes, DType dtype);
 
-// Fill a tensor's bytes with 0xFF: NaN in both float32 and bf16, so an element a kernel forgot to write fails the check.
+// Fill a tensor's bytes with 0xFF: NaN in both float32 and bf16, so an element a kernel forgot to write fails the
+// check.
 void poison(const Tensor& t);
 
 // Host values are float: every bf16 value is exactly a float, so nothing is lost on the way back.
@@ -27,9 +31,28 @@ std::vector<float> to_host(const Tensor& t);  // contiguous tensors only
 // FNV-1a over a tensor's bytes: two runs that print the same checksum produced bit-identical outputs.
 uint64_t checksum(const Tensor& t);
 
-
 // Seeded uniform values in [lo, hi), already rounded to `dtype`, so the CPU reference sees exactly what the GPU sees.
 std::vector<float> random_values(int64_t n, uint64_t seed, DType dtype, float lo = -1.0f, float hi = 1.0f);
+
+// The stream every op and kernel launches on, like PyTorch's current stream: the legacy default stream (0), except
+// while CudaGraph captures a forward on a stream of its own.
+cudaStream_t current_stream();
+void set_current_stream(cudaStream_t stream);
+
+// One forward captured into a CUDA graph (--graph): replaying it issues every kernel of the forward with a single
+// cudaGraphLaunch, so the CPU lane loses the ops and launches, and the GPU lane keeps the same kernels.
+class CudaGraph {
+ public:
+  explicit CudaGraph(const std::function<void()>& forward);
+  ~CudaGraph();
+  CudaGraph(const CudaGraph&) = delete;
+  CudaGraph& operator=(const CudaGraph&) = delete;
+  void launch() const;  // on the current stream
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
 
 struct GpuInfo {
   int id = 0;

@@ -2,11 +2,12 @@
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
-
-#include <algorithm>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "check.h"
+#include "device.h"
 #include "profiler.h"
 
 namespace ladder::ops {
@@ -80,8 +81,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor* bias, const Tensor& ou
   if (b.size(0) != K || out.size(0) != M || out.size(1) != N)
     throw Error(fmt::format("{}: shapes do not fit: a {} @ b {} -> out {}", op, shape_str(a.shape), shape_str(b.shape),
                             shape_str(out.shape)));
-  if (a.dtype != b.dtype || a.dtype != out.dtype)
-    throw Error(fmt::format("{}: a, b and out must share a dtype", op));
+  if (a.dtype != b.dtype || a.dtype != out.dtype) throw Error(fmt::format("{}: a, b and out must share a dtype", op));
   if (!out.is_contiguous()) throw Error(fmt::format("{}: out must be contiguous", op));
   if (bias) {
     if (bias->dim() != 1 || bias->size(0) != N || !bias->is_contiguous() || bias->dtype != out.dtype)
@@ -102,7 +102,8 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor* bias, const Tensor& ou
     desc.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias->data);
     desc.set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, cuda_type(bias->dtype));
   }
-  // Stored shapes (before op): an op-N operand of logical [rows, cols] is stored [rows, cols]; op-T stores [cols, rows].
+  // Stored shapes (before op): an op-N operand of logical [rows, cols] is stored [rows, cols]; op-T stores [cols,
+  // rows].
   Layout la(b.dtype, opA.transposed ? K : N, opA.transposed ? N : K, opA.ld);
   Layout lb(a.dtype, opB.transposed ? M : K, opB.transposed ? K : M, opB.ld);
   Layout lc(out.dtype, N, M, N);
@@ -113,12 +114,13 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor* bias, const Tensor& ou
   int found = 0;
   CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(bl.handle, desc.d, la.d, lb.d, lc.d, lc.d, pref.d, 1, &result, &found));
   if (found == 0)
-    throw Error(fmt::format("{}: cuBLASLt has no kernel for {} a {} @ b {} (flags {}); for bf16 every row must start "
-                            "on a 16-byte boundary, so K and N should be multiples of 8",
-                            op, dtype_name(a.dtype), shape_str(a.shape), shape_str(b.shape), gemm_flags(a, b)));
+    throw Error(
+        fmt::format("{}: cuBLASLt has no kernel for {} a {} @ b {} (flags {}); for bf16 every row must start "
+                    "on a 16-byte boundary, so K and N should be multiples of 8",
+                    op, dtype_name(a.dtype), shape_str(a.shape), shape_str(b.shape), gemm_flags(a, b)));
   const float alpha = 1.0f, beta = 0.0f;
   CUBLAS_CHECK(cublasLtMatmul(bl.handle, desc.d, &alpha, b.data, la.d, a.data, lb.d, &beta, out.data, lc.d, out.data,
-                              lc.d, &result.algo, bl.workspace, bl.workspace_bytes, /*stream=*/0));
+                              lc.d, &result.algo, bl.workspace, bl.workspace_bytes, current_stream()));
 }
 
 }  // namespace
@@ -131,9 +133,10 @@ GemmOperand gemm_operand(const Tensor& x) {
   const bool unit_row = s0 == 1 || r == 1;
   if (unit_col && (r == 1 || s0 >= c)) return {false, r == 1 ? std::max<int64_t>(c, 1) : s0};
   if (unit_row && (c == 1 || s1 >= r)) return {true, c == 1 ? std::max<int64_t>(r, 1) : s1};
-  throw Error(fmt::format("matrix of shape {} with strides {} has no unit stride; cuBLAS needs one dimension "
-                          "contiguous (copy it first)",
-                          shape_str(x.shape), shape_str(x.strides)));
+  throw Error(
+      fmt::format("matrix of shape {} with strides {} has no unit stride; cuBLAS needs one dimension "
+                  "contiguous (copy it first)",
+                  shape_str(x.shape), shape_str(x.strides)));
 }
 
 std::string gemm_flags(const Tensor& a, const Tensor& b) {

@@ -66,8 +66,7 @@ Tensor Tensor::reshape(Shape new_shape) const {
   if (infer >= 0) new_shape[infer] = known == 0 ? 0 : numel() / known;
   Tensor out = *this;
   out.shape = new_shape;
-  if (out.numel() != numel())
-    throw Error("reshape: cannot view " + shape_str(shape) + " as " + shape_str(new_shape));
+  if (out.numel() != numel()) throw Error("reshape: cannot view " + shape_str(shape) + " as " + shape_str(new_shape));
   if (!is_contiguous())
     throw Error("reshape: " + shape_str(shape) + " is not contiguous; this ladder only reshapes without copying");
   out.strides = contiguous_strides(new_shape);
@@ -90,8 +89,17 @@ float bf16_bits_to_float(uint16_t b) {
   return f;
 }
 
-float round_to(DType dtype, float f) {
-  return dtype == DType::F32 ? f : bf16_bits_to_float(float_to_bf16_bits(f));
+float round_to(DType dtype, float f) { return dtype == DType::F32 ? f : bf16_bits_to_float(float_to_bf16_bits(f)); }
+
+void require_flat(DType dtype, const char* op, const char* arg, const Tensor& t, int64_t numel) {
+  const std::string where = std::string(op) + ": " + arg;
+  if (t.dtype != dtype) throw Error(where + " must be " + dtype_name(dtype) + ", got " + dtype_name(t.dtype));
+  if (!t.is_contiguous())
+    throw Error(where + " must be contiguous, got shape " + shape_str(t.shape) + " with strides " +
+                shape_str(t.strides));
+  if (t.numel() != numel)
+    throw Error(where + " has " + std::to_string(t.numel()) + " elements " + shape_str(t.shape) + ", expected " +
+                std::to_string(numel));
 }
 
 Tensor view_of(void* data, DType dtype, Shape shape) {

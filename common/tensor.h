@@ -15,8 +15,8 @@ namespace ladder {
 enum class DType { F32, BF16 };
 
 size_t dtype_size(DType dtype);
-const char* dtype_name(DType dtype);        // "float32", "bf16"
-const char* dtype_torch_name(DType dtype);  // "float", "c10::BFloat16": what torch writes as "Input type"
+const char* dtype_name(DType dtype);         // "float32", "bf16"
+const char* dtype_torch_name(DType dtype);   // "float", "c10::BFloat16": what torch writes as "Input type"
 DType parse_dtype(const std::string& name);  // "float32"|"fp32"|"f32" or "bf16"|"bfloat16"; throws UsageError
 
 using Shape = std::vector<int64_t>;
@@ -43,13 +43,19 @@ struct Tensor {
   Tensor reshape(Shape new_shape) const;
 
   template <class T>
-  T* ptr() const { return static_cast<T*>(data); }
+  T* ptr() const {
+    return static_cast<T*>(data);
+  }
 };
 
 // bf16 <-> float on the host, round-to-nearest-even like __float2bfloat16 (NaN stays NaN).
 uint16_t float_to_bf16_bits(float f);
 float bf16_bits_to_float(uint16_t b);
 float round_to(DType dtype, float f);  // the float nearest to what `dtype` can hold
+
+// The check every elementwise op makes before launching a kernel that walks a flat array: `t` must have `dtype`, be
+// contiguous and hold `numel` elements; otherwise a ladder::Error naming the op and the argument.
+void require_flat(DType dtype, const char* op, const char* arg, const Tensor& t, int64_t numel);
 
 // A view over memory someone else owns.
 Tensor view_of(void* data, DType dtype, Shape shape);

@@ -20,9 +20,25 @@ namespace {
 
 struct Case {
   int64_t M, K, N;
+  DType dt;
 };
-const Case kCases[] = {{1, 32, 64}, {1024, 32, 64}, {7, 13, 5}, {33, 64, 17}, {1, 1, 1}, {5, 8, 1},
-                       {256, 768, 3072}, {3, 9, 8}, {3, 8, 9}};
+std::string case_name(const Case& c) {
+  return std::string(dtype_name(c.dt)) + "_M" + std::to_string(c.M) + "_K" + std::to_string(c.K) + "_N" +
+         std::to_string(c.N);
+}
+// How GoogleTest prints a parameter in its output (and so in ctest's test names).
+void PrintTo(const Case& c, std::ostream* os) { *os << case_name(c); }
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (DType dt : {DType::BF16, DType::F32}) {
+    for (auto [M, K, N] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+             {1, 32, 64}, {1024, 32, 64}, {7, 13, 5}, {33, 64, 17}, {1, 1, 1}, {5, 8, 1}, {256, 768, 3072}, {3, 9, 8},
+             {3, 8, 9}}) {
+      cases.push_back({M, K, N, dt});
+    }
+  }
+  return cases;
+}
 
 // Runs op() on a poisoned output; returns true if it ran, false if it refused with the alignment message.
 template <class Op>
@@ -47,11 +63,12 @@ uint64_t fresh_seed() {
 
 }  // namespace
 
-class OpsTest : public testing::TestWithParam<std::tuple<Case, DType>> {};
+class OpsTest : public testing::TestWithParam<Case> {};
 
 TEST_P(OpsTest, LinearWithBiasIsOneAddmm) {
   REQUIRE_GPU();
-  const auto [c, dt] = GetParam();
+  const Case c = GetParam();
+  const DType dt = c.dt;
   const auto hx = random_values(c.M * c.K, fresh_seed(), dt), hw = random_values(c.N * c.K, fresh_seed(), dt),
              hb = random_values(c.N, fresh_seed(), dt);
   const Tensor x = to_device(hx, {c.M, c.K}, dt), W = to_device(hw, {c.N, c.K}, dt), b = to_device(hb, {c.N}, dt);
@@ -64,7 +81,8 @@ TEST_P(OpsTest, LinearWithBiasIsOneAddmm) {
 
 TEST_P(OpsTest, LinearWithoutBiasTakesTheMmPath) {
   REQUIRE_GPU();
-  const auto [c, dt] = GetParam();
+  const Case c = GetParam();
+  const DType dt = c.dt;
   const auto hx = random_values(c.M * c.K, fresh_seed(), dt), hw = random_values(c.N * c.K, fresh_seed(), dt);
   const Tensor x = to_device(hx, {c.M, c.K}, dt), W = to_device(hw, {c.N, c.K}, dt);
   const Tensor y = empty({c.M, c.N}, dt);
@@ -76,7 +94,8 @@ TEST_P(OpsTest, LinearWithoutBiasTakesTheMmPath) {
 
 TEST_P(OpsTest, MatmulAndAddmmOfRowMajorTensors) {
   REQUIRE_GPU();
-  const auto [c, dt] = GetParam();
+  const Case c = GetParam();
+  const DType dt = c.dt;
   const auto ha = random_values(c.M * c.K, fresh_seed(), dt), hb = random_values(c.K * c.N, fresh_seed(), dt),
              hbias = random_values(c.N, fresh_seed(), dt);
   const Tensor a = to_device(ha, {c.M, c.K}, dt), b = to_device(hb, {c.K, c.N}, dt), bias = to_device(hbias, {c.N}, dt);
@@ -95,7 +114,8 @@ TEST_P(OpsTest, MatmulAndAddmmOfRowMajorTensors) {
 
 TEST_P(OpsTest, MatmulOfA3dInputReshapesToRows) {
   REQUIRE_GPU();
-  const auto [c, dt] = GetParam();
+  const Case c = GetParam();
+  const DType dt = c.dt;
   const int64_t batch = 2;
   const auto hx = random_values(batch * c.M * c.K, fresh_seed(), dt), hw = random_values(c.N * c.K, fresh_seed(), dt);
   const Tensor x = to_device(hx, {batch, c.M, c.K}, dt), W = to_device(hw, {c.N, c.K}, dt);
@@ -107,13 +127,8 @@ TEST_P(OpsTest, MatmulOfA3dInputReshapesToRows) {
   EXPECT_TRUE(r.ok) << r.report;
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest,
-                         testing::Combine(testing::ValuesIn(kCases), testing::Values(DType::BF16, DType::F32)),
-                         [](const auto& info) {
-                           const Case c = std::get<0>(info.param);
-                           return std::string(dtype_name(std::get<1>(info.param))) + "_M" + std::to_string(c.M) +
-                                  "_K" + std::to_string(c.K) + "_N" + std::to_string(c.N);
-                         });
+INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest, testing::ValuesIn(all_cases()),
+                         [](const auto& info) { return case_name(info.param); });
 
 TEST(Ops, ShapeMismatchIsAClearError) {
   REQUIRE_GPU();

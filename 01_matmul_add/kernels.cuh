@@ -1,0 +1,22 @@
+// 01_matmul_add's hand-written kernel: the broadcast bias add y[i, j] = a[i, j] + b[j].
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "tensor.h"
+#include "variants.h"
+
+namespace ch01 {
+
+// A launcher gets raw pointers: a and y are rows x cols (contiguous), b has cols elements.
+using AddLaunch = void (*)(const void* a, const void* b, void* y, int64_t rows, int64_t cols, ladder::DType dtype,
+                           cudaStream_t stream);
+// The variants of the add kernel; add yours here (see README.md, exercise 2).
+const std::vector<ladder::Variant<AddLaunch>>& add_variants();
+
+// The op: out = a + bias (broadcast over rows), recorded as an "add" op with its inputs.
+void add(const ladder::Tensor& a, const ladder::Tensor& bias, const ladder::Tensor& out, const char* variant = "plain");
+
+}  // namespace ch01

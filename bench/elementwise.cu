@@ -1,0 +1,248 @@
+// bench_elementwise: how close do chapter 03's hand-written elementwise kernels come to the memory system's speed?
+//
+// For every variant of gelu and mul (03_simple_mlp) and of gelu_mul (03_fused_mlp), at the blog's shape [8192, 3072]
+// bf16 by default, it prints the median kernel time over many runs, the achieved bandwidth (bytes read + bytes
+// written, divided by the time), and that as a percentage of a device-to-device cudaMemcpyAsync that moves the same
+// number of bytes (a copy of half of them: it reads and writes each), measured the same way in the same run. These
+// kernels do almost no arithmetic per byte, so a copy is the ceiling they should be measured against; the GPU's
+// datasheet bandwidth is not reachable by anything.
+//
+// How each run is timed (the method llm.c's dev/cuda benchmarks use):
+//  - Before each run, a cudaMemsetAsync over a buffer twice the size of the L2 cache, so the run's inputs come from
+//    HBM and not from the cache the previous run warmed. Without it, part of a 50 MB input would still sit in an
+//    H100's 50 MB L2 and the kernel would look faster than it is in a real forward.
+//  - CUDA events recorded on the stream right before and after the kernel alone (the flush is outside them).
+//  - A few untimed warm-up runs, then --iters timed runs; the median is reported (the minimum too, for reference).
+// Before timing, each variant's output is checked bit for bit against the plain variant (and gelu_mul against the
+// eager gelu then mul): a fast wrong kernel is not a result. A mismatch exits 1.
+//
+// Run:  build/bench/bench_elementwise [--rows 8192] [--cols 3072] [--iters 100]
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../03_fused_mlp/kernels.cuh"
+#include "../03_simple_mlp/kernels.cuh"
+#include "chapter.h"
+#include "check.h"
+#include "cli.h"
+#include "device.h"
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+using ladder::DType;
+using ladder::Tensor;
+
+constexpr int kWarmupRuns = 5;
+
+// Times `launch` with an L2 flush before every run; returns the per-run kernel times in microseconds, sorted.
+class Timer {
+ public:
+  Timer(int iters, size_t flush_bytes) : iters_(iters), flush_bytes_(flush_bytes) {
+    CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
+    start_.resize(iters_);
+    stop_.resize(iters_);
+    for (int i = 0; i < iters_; ++i) {
+      CUDA_CHECK(cudaEventCreate(&start_[i]));
+      CUDA_CHECK(cudaEventCreate(&stop_[i]));
+    }
+  }
+  ~Timer() {
+    for (int i = 0; i < iters_; ++i) {
+      cudaEventDestroy(start_[i]);
+      cudaEventDestroy(stop_[i]);
+    }
+    cudaFree(flush_);
+  }
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  std::vector<double> run(const std::function<void()>& launch) {
+    for (int i = 0; i < kWarmupRuns; ++i) {
+      flush();
+      launch();
+    }
+    // All runs are queued without waiting: the host stays ahead of the GPU, so each kernel is already queued when
+    // its start event is reached and the events measure the kernel, not the launch latency.
+    for (int i = 0; i < iters_; ++i) {
+      flush();
+      CUDA_CHECK(cudaEventRecord(start_[i], 0));
+      launch();
+      CUDA_CHECK(cudaEventRecord(stop_[i], 0));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> us(iters_);
+    for (int i = 0; i < iters_; ++i) {
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
+      us[i] = ms * 1000.0;
+    }
+    std::sort(us.begin(), us.end());
+    return us;
+  }
+
+ private:
+  void flush() { CUDA_CHECK(cudaMemsetAsync(flush_, 0, flush_bytes_, 0)); }
+
+  int iters_;
+  size_t flush_bytes_;
+  void* flush_ = nullptr;
+  std::vector<cudaEvent_t> start_, stop_;
+};
+
+double median(const std::vector<double>& sorted) {
+  const size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+// Sorted run times of a device-to-device copy of `bytes_moved / 2` bytes (it reads and writes each byte once).
+std::vector<double> copy_times(Timer& timer, int64_t bytes_moved) {
+  const int64_t half = bytes_moved / 2;
+  const Tensor src = ladder::empty({(half + 1) / 2}, DType::BF16);  // `half` bytes, as 2-byte elements
+  const Tensor dst = ladder::empty({(half + 1) / 2}, DType::BF16);
+  CUDA_CHECK(cudaMemset(src.data, 0x3C, half));
+  return timer.run([&] { CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, half, cudaMemcpyDeviceToDevice, 0)); });
+}
+
+std::vector<uint16_t> bits_of(const Tensor& t) {
+  std::vector<uint16_t> bits(static_cast<size_t>(t.numel()));
+  CUDA_CHECK(cudaMemcpy(bits.data(), t.data, t.nbytes(), cudaMemcpyDeviceToHost));
+  return bits;
+}
+
+// Fails loudly (exit 1) unless `got` holds exactly the bits `want` holds.
+void require_same_bits(const Tensor& got, const std::vector<uint16_t>& want, const std::string& what) {
+  const std::vector<uint16_t> bits = bits_of(got);
+  for (size_t i = 0; i < bits.size(); ++i) {
+    if (bits[i] != want[i])
+      throw ladder::Error(
+          fmt::format("{}: output differs from the reference at index {} (0x{:04x}, expected 0x{:04x}); "
+                      "not timing a wrong kernel",
+                      what, i, bits[i], want[i]));
+  }
+}
+
+struct Row {
+  std::string op, variant;
+  double bytes = 0, median_us = 0, min_us = 0, copy_us = 0;
+};
+
+void print_row(const Row& r) {
+  const double gbs = r.bytes / (r.median_us * 1e3);
+  fmt::print("{:<10} {:<16} {:>10.1f} {:>10.2f} {:>9.2f} {:>9.0f} {:>10.1f}\n", r.op, r.variant, r.bytes / 1e6,
+             r.median_us, r.min_us, gbs, 100.0 * r.copy_us / r.median_us);
+}
+
+int bench(int argc, const char* const* argv) {
+  CLI::App app{"Times every variant of chapter 03's elementwise kernels against a device-to-device copy."};
+  int64_t rows = 8192, cols = 3072;
+  int iters = 100;
+  uint64_t seed = 0;
+  app.add_option("--rows", rows, "rows of g and u (batch * seq)")->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
+  app.add_option("--cols", cols, "columns of g and u (the hidden size)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
+  app.add_option("--iters", iters, "timed runs per kernel; the median is reported")->check(CLI::Range(1, 100000));
+  app.add_option("--seed", seed, "seed of the random inputs");
+  if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
+
+  const ladder::GpuInfo gpu = ladder::require_gpu();
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.id));
+  const size_t flush_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
+  const int64_t n = rows * cols;
+  const double tensor_bytes = 2.0 * n;
+  fmt::print("GPU {}: {} (sm_{}{}, {} SMs), L2 {:.1f} MiB, flushed before every run with a {:.1f} MiB memset\n", gpu.id,
+             prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
+             flush_bytes / 1048576.0);
+  fmt::print("shape [{}, {}] bf16: {} elements, {:.1f} MB per tensor; median of {} runs after {} warm-up runs\n", rows,
+             cols, n, tensor_bytes / 1e6, iters, kWarmupRuns);
+
+  Timer timer(iters, flush_bytes);
+
+  // The ceiling for large transfers, for reference: a 1 GiB copy (2 GiB moved).
+  try {
+    const double gib_us = median(copy_times(timer, int64_t{2} << 30));
+    fmt::print("1 GiB device-to-device copy: {:.1f} us, {:.0f} GB/s (bytes read + written)\n", gib_us,
+               2.0 * 1073741824.0 / (gib_us * 1e3));
+  } catch (const ladder::Error& e) {
+    fmt::print("1 GiB device-to-device copy: skipped ({})\n", e.what());
+  }
+
+  // Random inputs, never zeros: a kernel that skips work on zeros, or an output that is all zeros, would fool us.
+  const ladder::Shape shape = {rows, cols};
+  const Tensor g = ladder::to_device(ladder::random_values(n, seed + 1, DType::BF16, -4.0f, 4.0f), shape, DType::BF16);
+  const Tensor u = ladder::to_device(ladder::random_values(n, seed + 2, DType::BF16, -4.0f, 4.0f), shape, DType::BF16);
+  const Tensor h = ladder::empty(shape, DType::BF16), out = ladder::empty(shape, DType::BF16);
+
+  // The reference outputs: the plain variants, eager gelu then mul. h_ref is also mul's input.
+  const Tensor h_ref = ladder::empty(shape, DType::BF16), y_ref = ladder::empty(shape, DType::BF16);
+  ch03::find_gelu_variant("plain").launch(g.ptr<bf16>(), h_ref.ptr<bf16>(), n, 0);
+  ch03::find_mul_variant("plain").launch(h_ref.ptr<bf16>(), u.ptr<bf16>(), y_ref.ptr<bf16>(), n, 0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<uint16_t> h_bits = bits_of(h_ref), y_bits = bits_of(y_ref);
+
+  fmt::print(
+      "\nGB/s = bytes read + written / median time; % of copy = the copy's median time / the kernel's, same bytes\n");
+  fmt::print("\n{:<10} {:<16} {:>10} {:>10} {:>9} {:>9} {:>10}\n", "op", "variant", "moves MB", "median us", "min us",
+             "GB/s", "% of copy");
+  std::vector<Row> table;
+  // One group per op: first the copy that moves the same bytes (100% by definition), then every variant, each
+  // checked bit for bit before it is timed.
+  auto group = [&](const char* op, double bytes, const std::vector<uint16_t>& want, const Tensor& result,
+                   const std::vector<std::pair<std::string, std::function<void()>>>& variants) {
+    fmt::print("{}\n", std::string(80, '-'));
+    const std::vector<double> copy = copy_times(timer, static_cast<int64_t>(bytes));
+    print_row({"copy", "cudaMemcpyAsync", bytes, median(copy), copy.front(), median(copy)});
+    for (const auto& [name, launch] : variants) {
+      ladder::poison(result);
+      launch();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      require_same_bits(result, want, std::string(op) + " " + name);
+      const std::vector<double> us = timer.run(launch);
+      table.push_back({op, name, bytes, median(us), us.front(), median(copy)});
+      print_row(table.back());
+    }
+  };
+
+  std::vector<std::pair<std::string, std::function<void()>>> gelus, muls, fused;
+  for (const ch03::GeluVariant& v : ch03::gelu_variants())
+    gelus.emplace_back(v.name, [&, launch = v.launch] { launch(g.ptr<bf16>(), h.ptr<bf16>(), n, 0); });
+  for (const ch03::MulVariant& v : ch03::mul_variants())
+    muls.emplace_back(v.name,
+                      [&, launch = v.launch] { launch(h_ref.ptr<bf16>(), u.ptr<bf16>(), out.ptr<bf16>(), n, 0); });
+  for (const ch03::GeluMulVariant& v : ch03::gelu_mul_variants())
+    fused.emplace_back(v.name, [&, launch = v.launch] { launch(g.ptr<bf16>(), u.ptr<bf16>(), out.ptr<bf16>(), n, 0); });
+  group("gelu", 2 * tensor_bytes, h_bits, h, gelus);        // reads g, writes h
+  group("mul", 3 * tensor_bytes, y_bits, out, muls);        // reads h and u, writes y
+  group("gelu_mul", 3 * tensor_bytes, y_bits, out, fused);  // reads g and u, writes y: bit-identical to gelu then mul
+
+  // What fusion buys, variant by variant: eager mode writes h and reads it back (10 bytes per element, not 6).
+  fmt::print("\n{:<16} {:>14} {:>14} {:>10}\n", "variant", "gelu + mul us", "gelu_mul us", "saved us");
+  for (const Row& f : table) {
+    if (f.op != "gelu_mul") continue;
+    double eager = 0;
+    int found = 0;
+    for (const Row& e : table) {
+      if ((e.op == "gelu" || e.op == "mul") && e.variant == f.variant) {
+        eager += e.median_us;
+        ++found;
+      }
+    }
+    if (found == 2)
+      fmt::print("{:<16} {:>14.2f} {:>14.2f} {:>10.2f}\n", f.variant, eager, f.median_us, eager - f.median_us);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ladder::run_main([&] { return bench(argc, argv); });
+}

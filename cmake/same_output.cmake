@@ -1,0 +1,17 @@
+# Runs two commands (CMD_A, CMD_B: ;-lists) that each print "output checksum: 0x...", and checks the checksums are
+# equal: the two programs produced bit-identical outputs. Skipped (ctest SKIP_REGULAR_EXPRESSION) without a GPU.
+foreach(which A B)
+  execute_process(COMMAND ${CMD_${which}} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "command ${which} exited ${rc}")
+  endif()
+  if(NOT out MATCHES "output checksum: (0x[0-9a-f]+)")
+    message(FATAL_ERROR "command ${which} printed no output checksum")
+  endif()
+  set(sum_${which} ${CMAKE_MATCH_1})
+endforeach()
+if(NOT sum_A STREQUAL sum_B)
+  message(FATAL_ERROR "outputs differ: ${sum_A} vs ${sum_B}")
+endif()
+message(STATUS "bit-identical outputs: ${sum_A}")

@@ -1,0 +1,49 @@
+// ladder-trace: read a trace file (one of ours, or one torch.profiler wrote) and print what is in it.
+//
+//   ladder-trace summary FILE           the key_averages()-style table, then kernels and GPU busy time per step
+//   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
+//   ladder-trace diff A B               what changed from A to B: kernels removed/added, times, bytes moved
+//
+// Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "chapter.h"
+#include "trace.h"
+#include "trace_views.h"
+
+using namespace ladder;
+
+int main(int argc, char** argv) {
+  CLI::App app{"ladder-trace: summary, timeline and diff of Kineto/PyTorch-format trace files"};
+  app.require_subcommand(1);
+  std::string file, file_b;
+  int rows = 100, step = -1, width = 0;
+
+  CLI::App* summary = app.add_subcommand("summary", "the summary table and the per-step statistics");
+  summary->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
+  summary->add_option("--rows", rows, "at most this many table rows")->check(CLI::PositiveNumber);
+
+  CLI::App* tl = app.add_subcommand("timeline", "one step drawn as CPU and GPU lanes");
+  tl->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
+  tl->add_option("--step", step, "which step (0 = the first in the file; default: the last)");
+  tl->add_option("--width", width, "characters across (default: the terminal's width)")->check(CLI::Range(40, 1000));
+
+  CLI::App* diff = app.add_subcommand("diff", "what changed from trace A to trace B");
+  diff->add_option("a", file, "trace A (before)")->required()->check(CLI::ExistingFile);
+  diff->add_option("b", file_b, "trace B (after)")->required()->check(CLI::ExistingFile);
+
+  if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
+  return run_main([&] {
+    const Trace t = load_trace(file);
+    if (*summary) {
+      fmt::print("{}", summary_table(t, rows));
+      print_regime(t);
+    } else if (*tl) {
+      fmt::print("{}", timeline(t, step, width ? width : terminal_width()));
+    } else if (*diff) {
+      fmt::print("{}", diff_traces(t, load_trace(file_b), file, file_b));
+    }
+    return 0;
+  });
+}
