@@ -119,8 +119,8 @@ TEST(FusedKernels, GeluMulVariantsMatchCpuReference) {
 // eager chapter's plain kernels, for every fused variant, bit for bit.
 TEST(FusedKernels, BitIdenticalToEagerGeluThenMul) {
   SKIP_WITHOUT_GPU();
-  const ch03::GeluVariant& eager_gelu = ch03::find_gelu_variant("plain");
-  const ch03::MulVariant& eager_mul = ch03::find_mul_variant("plain");
+  const ch03::GeluVariant eager_gelu = ch03::find_gelu_variant("plain");  // a copy: small, and no dangling
+  const ch03::MulVariant eager_mul = ch03::find_mul_variant("plain");
   for (size_t s = 0; s < kShapes.size(); ++s) {
     const Shape& shape = kShapes[s];
     const int64_t n = numel_of(shape);
