@@ -50,7 +50,7 @@ std::string kernel_display_name(std::string name) {
     for (size_t i = 0; i < name.size(); ++i) {
       if (name[i] == '<') ++depth;
       if (name[i] == '>') --depth;
-      if (name[i] == '(' && depth == 0) {
+      if (name[i] == '(' && depth == 0 && i > 0 && name[i - 1] != ' ') {  // "Memset (Device)" keeps its words
         name.erase(i);
         break;
       }
@@ -74,7 +74,7 @@ std::string timeline(const Trace& trace, int step, int width) {
   if (steps.empty()) return "(no ProfilerStep in this trace)\n";
   if (step < 0 || step >= static_cast<int>(steps.size())) step = static_cast<int>(steps.size()) - 1;
   const StepStats& s = steps[step];
-  const int label = 9;
+  const int label = 12;
   const int cols = std::max(width - label, 20);
   // The axis covers the step on the CPU lane and whatever its kernels ran past it.
   int64_t t0 = s.ts_ns, t1 = s.ts_ns + s.dur_ns;
