@@ -1,11 +1,11 @@
 // bench_elementwise: how close do chapter 03's hand-written elementwise kernels come to the memory system's speed?
 //
 // For every variant of gelu and mul (03_simple_mlp) and of gelu_mul (03_fused_mlp), at the blog's shape [8192, 3072]
-// bf16 by default, it prints the median kernel time over many runs, the achieved bandwidth (bytes read + bytes
-// written, divided by the time), and that as a percentage of a device-to-device cudaMemcpyAsync that moves the same
-// number of bytes (a copy of half of them: it reads and writes each), measured the same way in the same run. These
-// kernels do almost no arithmetic per byte, so a copy is the ceiling they should be measured against; the GPU's
-// datasheet bandwidth is not reachable by anything.
+// bf16 by default, and of 01_matmul_add's bias add at float32 [4096, 4096], it prints the median kernel time over many
+// runs, the achieved bandwidth (bytes read + bytes written, divided by the time), and that as a percentage of a
+// device-to-device cudaMemcpyAsync that moves the same number of bytes (a copy of half of them: it reads and writes
+// each), measured the same way in the same run. These kernels do almost no arithmetic per byte, so a copy is the
+// ceiling they should be measured against; the GPU's datasheet bandwidth is not reachable by anything.
 //
 // How each run is timed (the method llm.c's dev/cuda benchmarks use):
 //  - Before each run, a cudaMemsetAsync over a buffer twice the size of the L2 cache, so the run's inputs come from
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "../01_matmul_add/kernels.cuh"
 #include "../03_fused_mlp/kernels.cuh"
 #include "../03_simple_mlp/kernels.cuh"
 #include "chapter.h"
@@ -112,7 +113,7 @@ std::vector<double> copy_times(Timer& timer, int64_t bytes_moved) {
 }
 
 std::vector<uint16_t> bits_of(const Tensor& t) {
-  std::vector<uint16_t> bits(static_cast<size_t>(t.numel()));
+  std::vector<uint16_t> bits(t.nbytes() / 2);  // 16 bits at a time, whatever the dtype
   CUDA_CHECK(cudaMemcpy(bits.data(), t.data, t.nbytes(), cudaMemcpyDeviceToHost));
   return bits;
 }
@@ -222,6 +223,19 @@ int bench(int argc, const char* const* argv) {
   group("gelu", 2 * tensor_bytes, h_bits, h, gelus);        // reads g, writes h
   group("mul", 3 * tensor_bytes, y_bits, out, muls);        // reads h and u, writes y
   group("gelu_mul", 3 * tensor_bytes, y_bits, out, fused);  // reads g and u, writes y: bit-identical to gelu then mul
+
+  // Chapter 01's bias add at the blog's compute-bound size, float32 [4096, 4096]: reads a and b, writes y.
+  const int64_t an = 4096;
+  const Tensor a = ladder::to_device(ladder::random_values(an * an, seed + 3, DType::F32), {an, an}, DType::F32);
+  const Tensor bias = ladder::to_device(ladder::random_values(an, seed + 4, DType::F32), {an}, DType::F32);
+  const Tensor y = ladder::empty({an, an}, DType::F32), y_add_ref = ladder::empty({an, an}, DType::F32);
+  ch01::add_variants().front().launch(a.data, bias.data, y_add_ref.data, an, an, DType::F32, 0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<std::pair<std::string, std::function<void()>>> adds;
+  for (const auto& v : ch01::add_variants())
+    adds.emplace_back(v.name, [&, launch = v.launch] { launch(a.data, bias.data, y.data, an, an, DType::F32, 0); });
+  fmt::print("{}\nadd: 01_matmul_add's bias add, float32 [{}, {}]\n", std::string(80, '-'), an, an);
+  group("add", 4.0 * (2 * an * an + an), bits_of(y_add_ref), y, adds);
 
   // What fusion buys, variant by variant: eager mode writes h and reads it back (10 bytes per element, not 6).
   fmt::print("\n{:<16} {:>14} {:>14} {:>10}\n", "variant", "gelu + mul us", "gelu_mul us", "saved us");
