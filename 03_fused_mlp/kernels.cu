@@ -16,18 +16,18 @@
 
 #include "check.h"
 #include "device.h"
+#include "elementwise.cuh"
 #include "gelu.cuh"
 #include "kernels.cuh"
 #include "profiler.h"
-#include "vec.cuh"
 
 namespace ch03 {
 namespace {
 
 using bf16 = __nv_bfloat16;
 
-constexpr int kBlock = 256;   // threads per block, for every kernel here
-constexpr int kVecElems = 8;  // bf16 values in one 16-byte vector (uint4)
+using ladder::kBlock;     // 256 threads per block, for every kernel here
+using ladder::kVecElems;  // 8 bf16 values in one 16-byte vector (uint4)
 
 // ---------------------------------------------------------------------------------------------------------------
 // What one output element is. Every variant below calls these, so all variants give bit-identical results.
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kBlock)
 // the last, partly filled wave is short. The arithmetic (~20 instructions per element, two of them on the
 // special-function unit, see common/gelu.cuh) hides under the memory time. On an H100, bench/elementwise.cu measured
 // it fastest of the variants below (2 or 4 vectors per thread, a persistent grid, streaming cache hints: each a little
-// slower), at 97.6% of a same-bytes device-to-device copy.
+// slower), at 97.6% of a same-bytes device-to-device copy (bench/results/2026-11-21_h100/bench_elementwise.txt).
 
 template <int kVecs, bool kStream>
 __global__ void __launch_bounds__(kBlock)
@@ -120,49 +120,22 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Launchers. Each takes any n >= 0 and checks its launch. The default stream 0 is what PyTorch's eager ops use.
-
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
-unsigned blocks_for(int64_t threads_needed) { return static_cast<unsigned>((threads_needed + kBlock - 1) / kBlock); }
-
-// Grid of a vec kernel: one pass over the vectors (at least one block, for the tail), or, with `cap` > 0, at most
-// `cap` blocks looping over the rest.
-unsigned vec_grid(int64_t n, int vecs_per_thread, int cap) {
-  const int64_t tile_elems = static_cast<int64_t>(kBlock) * vecs_per_thread * kVecElems;
-  int64_t blocks = (n / kVecElems * kVecElems + tile_elems - 1) / tile_elems;
-  if (blocks < 1) blocks = 1;
-  if (cap > 0 && blocks > cap) blocks = cap;
-  return static_cast<unsigned>(blocks);
-}
-
-// How many blocks of `kKernel` the whole GPU holds at once: SMs x blocks per SM (limited by registers). Asked once
-// per kernel (one static per template instance) and remembered, so a forward makes no extra runtime calls; it assumes
-// one GPU per process.
-template <auto kKernel>
-int resident_blocks() {
-  static const int blocks = [] {
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kKernel, kBlock, 0));
-    return sms * per_sm;
-  }();
-  return blocks;
-}
+// Launchers. Each takes any n >= 0 and checks its launch; the grid arithmetic is in common/elementwise.cuh. The
+// ops launch on ladder::current_stream(): stream 0, as PyTorch's eager ops do, except while a graph captures a forward.
 
 void launch_gelu_mul_plain(const bf16* g, const bf16* u, bf16* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  gelu_mul_plain_kernel<<<blocks_for(n), kBlock, 0, stream>>>(g, u, out, n);
+  gelu_mul_plain_kernel<<<ladder::blocks_for(n), kBlock, 0, stream>>>(g, u, out, n);
   CUDA_CHECK_LAUNCH();
 }
 
 template <int kVecs, bool kPersistent, bool kStream = false>
 void launch_gelu_mul_vec(const bf16* g, const bf16* u, bf16* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  if (!aligned16(g) || !aligned16(u) || !aligned16(out)) return launch_gelu_mul_plain(g, u, out, n, stream);
-  const int cap = kPersistent ? resident_blocks<gelu_mul_vec_kernel<kVecs, kStream>>() : 0;
-  gelu_mul_vec_kernel<kVecs, kStream><<<vec_grid(n, kVecs, cap), kBlock, 0, stream>>>(g, u, out, n);
+  if (!ladder::aligned16(g) || !ladder::aligned16(u) || !ladder::aligned16(out))
+    return launch_gelu_mul_plain(g, u, out, n, stream);
+  const int cap = kPersistent ? ladder::resident_blocks<gelu_mul_vec_kernel<kVecs, kStream>>() : 0;
+  gelu_mul_vec_kernel<kVecs, kStream><<<ladder::vec_grid(n, kVecs, cap), kBlock, 0, stream>>>(g, u, out, n);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -133,66 +133,57 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;  // as many as fit
 }
 
+// The fields every GPU activity record has, whichever struct it comes in.
+template <class R>
+GpuRec gpu_record(Cat cat, const R* r) {
+  GpuRec g;
+  g.cat = cat;
+  g.start = r->start;
+  g.end = r->end;
+  g.device = r->deviceId;
+  g.context = r->contextId;
+  g.stream = r->streamId;
+  g.correlation = r->correlationId;
+  return g;
+}
+
 void parse_record(const CUpti_Activity* rec, Records& out) {
+  // A zero timestamp means CUPTI's device buffer ran short for this record: count it, do not draw it at time 0.
+  auto keep = [&](GpuRec&& g) {
+    if (g.start == 0 || g.end == 0)
+      out.zero_timestamps++;
+    else
+      out.gpu.push_back(std::move(g));
+  };
   switch (rec->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       auto* k = reinterpret_cast<const KernelRecord*>(rec);
-      GpuRec g;
-      g.cat = Cat::Kernel;
+      GpuRec g = gpu_record(Cat::Kernel, k);
       g.name = k->name ? k->name : "";
-      g.start = k->start;
-      g.end = k->end;
-      g.device = k->deviceId;
-      g.context = k->contextId;
-      g.stream = k->streamId;
-      g.correlation = k->correlationId;
       g.grid[0] = k->gridX, g.grid[1] = k->gridY, g.grid[2] = k->gridZ;
       g.block[0] = k->blockX, g.block[1] = k->blockY, g.block[2] = k->blockZ;
       g.registers = k->registersPerThread;
       g.static_smem = k->staticSharedMemory;
       g.dynamic_smem = k->dynamicSharedMemory;
-      if (g.start == 0 || g.end == 0)
-        out.zero_timestamps++;
-      else
-        out.gpu.push_back(std::move(g));
+      keep(std::move(g));
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       auto* m = reinterpret_cast<const MemcpyRecord*>(rec);
-      GpuRec g;
-      g.cat = Cat::GpuMemcpy;
-      g.start = m->start;
-      g.end = m->end;
-      g.device = m->deviceId;
-      g.context = m->contextId;
-      g.stream = m->streamId;
-      g.correlation = m->correlationId;
+      GpuRec g = gpu_record(Cat::GpuMemcpy, m);
       g.bytes = m->bytes;
       g.copy_kind = m->copyKind;
       g.src_kind = m->srcKind;
       g.dst_kind = m->dstKind;
-      if (g.start == 0 || g.end == 0)
-        out.zero_timestamps++;
-      else
-        out.gpu.push_back(std::move(g));
+      keep(std::move(g));
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       auto* m = reinterpret_cast<const MemsetRecord*>(rec);
-      GpuRec g;
-      g.cat = Cat::GpuMemset;
-      g.start = m->start;
-      g.end = m->end;
-      g.device = m->deviceId;
-      g.context = m->contextId;
-      g.stream = m->streamId;
-      g.correlation = m->correlationId;
+      GpuRec g = gpu_record(Cat::GpuMemset, m);
       g.bytes = m->bytes;
       g.memory_kind = m->memoryKind;
-      if (g.start == 0 || g.end == 0)
-        out.zero_timestamps++;
-      else
-        out.gpu.push_back(std::move(g));
+      keep(std::move(g));
       break;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
