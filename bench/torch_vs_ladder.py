@@ -287,8 +287,8 @@ def kernels_section(reps):
     fused = torch.compile(lambda g, u: F.gelu(g, approximate="tanh") * u, dynamic=False)
     for _ in range(3):
         fused(g, u)
-    # A fast wrong kernel is not a result. The fused kernel keeps gelu(g) in fp32, eager rounds it to bf16 first,
-    # so the two may differ by about one bf16 rounding step.
+    # A fast wrong kernel is not a result. Eager rounds gelu(g) to bf16 before the multiply; a compiled kernel may keep
+    # it in float32, so the two may differ by about one bf16 rounding step.
     torch.testing.assert_close(fused(g, u), h * u, rtol=2e-2, atol=2e-2)
 
     def copy_of(bytes_moved):  # a device-to-device copy that reads and writes bytes_moved / 2 bytes
