@@ -1,9 +1,9 @@
 #include <cuda_bf16.h>
 
-#include "check.h"
-#include "device.h"
+#include "gpu/check.h"
+#include "gpu/device.h"
+#include "gpu/ops.h"
 #include "kernels.cuh"
-#include "profiler.h"
 
 namespace ch01 {
 
@@ -58,7 +58,7 @@ const std::vector<ladder::Variant<AddLaunch>>& add_variants() {
 }
 
 void add(const ladder::Tensor& a, const ladder::Tensor& bias, const ladder::Tensor& out, const char* variant) {
-  ladder::Range r("add", {&a, &bias});
+  ladder::OpRange r("add", {&a, &bias});
   using ladder::Error;
   if (a.dim() != 2 || !a.is_contiguous() || out.shape != a.shape || !out.is_contiguous())
     throw Error("add: a and out must be contiguous and of one 2-D shape, got " + ladder::shape_str(a.shape) + " and " +

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "tensor.h"
-#include "variants.h"
+#include "gpu/tensor.h"
+#include "gpu/variants.h"
 
 namespace ch01 {
 

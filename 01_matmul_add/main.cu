@@ -12,11 +12,11 @@
 // Trace: traces/01_matmul_add_size64.json
 #include <fmt/format.h>
 
-#include "chapter.h"
+#include "chapter/chapter.h"
 #include "kernels.cuh"
-#include "ops.h"
-#include "profiler.h"
-#include "reference.h"
+#include "gpu/ops.h"
+#include "profiler/profiler.h"
+#include "chapter/reference.h"
 
 using namespace ladder;
 

@@ -13,10 +13,10 @@
 
 #include <cmath>
 
-#include "chapter.h"
-#include "ops.h"
-#include "profiler.h"
-#include "reference.h"
+#include "chapter/chapter.h"
+#include "gpu/ops.h"
+#include "profiler/profiler.h"
+#include "chapter/reference.h"
 
 using namespace ladder;
 

@@ -14,12 +14,12 @@
 
 #include <cstdint>
 
-#include "check.h"
-#include "device.h"
-#include "elementwise.cuh"
-#include "gelu.cuh"
+#include "gpu/check.h"
+#include "gpu/device.h"
+#include "gpu/elementwise.cuh"
+#include "gpu/gelu.cuh"
+#include "gpu/ops.h"
 #include "kernels.cuh"
-#include "profiler.h"
 
 namespace ch03 {
 namespace {
@@ -166,7 +166,7 @@ const GeluMulVariant& find_gelu_mul_variant(const std::string& name) {
 }
 
 void gelu_mul(const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Tensor& out, const std::string& variant) {
-  ladder::Range range("gelu_mul", {&g, &u});  // one op where eager mode has two: its checks and launch happen inside
+  ladder::OpRange range("gelu_mul", {&g, &u});  // one op where eager mode has two: its checks and launch happen inside
   const GeluMulVariant& v = find_gelu_mul_variant(variant);
   ladder::require_flat(ladder::DType::BF16, "gelu_mul", "first input", g, g.numel());
   ladder::require_flat(ladder::DType::BF16, "gelu_mul", "second input", u, g.numel());

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tensor.h"
-#include "variants.h"
+#include "gpu/tensor.h"
+#include "gpu/variants.h"
 
 namespace ch03 {
 

@@ -13,12 +13,12 @@
 
 #include <cstdint>
 
-#include "check.h"
-#include "device.h"
-#include "elementwise.cuh"
-#include "gelu.cuh"
+#include "gpu/check.h"
+#include "gpu/device.h"
+#include "gpu/elementwise.cuh"
+#include "gpu/gelu.cuh"
+#include "gpu/ops.h"
 #include "kernels.cuh"
-#include "profiler.h"
 
 namespace ch03 {
 namespace {
@@ -241,7 +241,7 @@ const MulVariant& find_mul_variant(const std::string& name) {
 }
 
 void gelu(const ladder::Tensor& g, const ladder::Tensor& h, const std::string& variant) {
-  ladder::Range range("gelu", {&g});  // aten::gelu's range: its checks and its launch happen inside
+  ladder::OpRange range("gelu", {&g});  // aten::gelu's range: its checks and its launch happen inside
   const GeluVariant& v = find_gelu_variant(variant);
   ladder::require_flat(ladder::DType::BF16, "gelu", "input", g, g.numel());
   ladder::require_flat(ladder::DType::BF16, "gelu", "output", h, g.numel());
@@ -249,7 +249,7 @@ void gelu(const ladder::Tensor& g, const ladder::Tensor& h, const std::string& v
 }
 
 void mul(const ladder::Tensor& a, const ladder::Tensor& b, const ladder::Tensor& out, const std::string& variant) {
-  ladder::Range range("mul", {&a, &b});
+  ladder::OpRange range("mul", {&a, &b});
   const MulVariant& v = find_mul_variant(variant);
   ladder::require_flat(ladder::DType::BF16, "mul", "first input", a, a.numel());
   ladder::require_flat(ladder::DType::BF16, "mul", "second input", b, a.numel());

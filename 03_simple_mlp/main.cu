@@ -14,11 +14,11 @@
 
 #include <cmath>
 
-#include "chapter.h"
+#include "chapter/chapter.h"
 #include "kernels.cuh"
-#include "ops.h"
-#include "profiler.h"
-#include "reference.h"
+#include "gpu/ops.h"
+#include "profiler/profiler.h"
+#include "chapter/reference.h"
 
 using namespace ladder;
 

@@ -30,10 +30,10 @@
 #include "../01_matmul_add/kernels.cuh"
 #include "../03_fused_mlp/kernels.cuh"
 #include "../03_simple_mlp/kernels.cuh"
-#include "chapter.h"
-#include "check.h"
-#include "cli.h"
-#include "device.h"
+#include "chapter/chapter.h"
+#include "gpu/check.h"
+#include "chapter/cli.h"
+#include "gpu/device.h"
 
 namespace {
 

@@ -12,7 +12,7 @@ row() {
   local out gpu host
   out=$("$b/$1" "${@:2}" --trace-dir "$t") || { echo "error: $* failed" >&2; exit 1; }
   gpu=$(sed -n 's/^GPU time per forward: \([0-9.]*\) us.*/\1/p' <<<"$out")
-  host=$(sed -n 's/^Host time per forward (median of 200, profiler off): \([0-9.]*\) us.*/\1/p' <<<"$out")
+  host=$(sed -n 's/^Host time per forward (median of 200, profiler off[^)]*): \([0-9.]*\) us.*/\1/p' <<<"$out")
   printf '%-62s %16s %16s\n' "$*" "$gpu" "$host"
 }
 row 01_matmul_add --size 64 --warmup

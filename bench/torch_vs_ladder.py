@@ -181,7 +181,7 @@ def run_torch(case, reps):
 
 
 # ---------------------------------------------------------------- our side: the chapters' executables
-HOST_LINE = re.compile(r"Host time per forward \(median of \d+, profiler off\): ([\d.]+) us eager"
+HOST_LINE = re.compile(r"Host time per forward \(median of \d+, profiler off[^)]*\): ([\d.]+) us eager"
                        r"(?:, ([\d.]+) us replayed from a CUDA graph)?")
 
 

@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test. Without a GPU the GPU tests (ctest label `gpu`) report as skipped.
+# Builds everything and runs every test. Without a GPU the GPU tests (ctest label `gpu`) report as skipped; on a GPU
+# machine, set LADDER_REQUIRE_GPU=1 so that a skip counts as a failure.
+# With the CUDA toolkit present, the CPU tests also run once more in a build with CUDA switched off (preset `nocuda`,
+# in build-nocuda/), the build a reader without the toolkit gets, so that neither configuration rots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake --build --preset default
 ctest --preset default "$@"
+if grep -q '^LADDER_HAVE_CUDA:INTERNAL=ON' build/CMakeCache.txt 2>/dev/null; then
+  echo
+  echo "== the same CPU tests with CUDA switched off (build-nocuda/) =="
+  cmake --preset nocuda >/dev/null
+  cmake --build --preset nocuda
+  ctest --preset nocuda "$@"
+fi

@@ -8,9 +8,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "chapter.h"
-#include "trace.h"
-#include "trace_views.h"
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "trace/analysis.h"
+#include "trace/trace.h"
+#include "trace/views.h"
 
 using namespace ladder;
 
@@ -33,17 +37,30 @@ int main(int argc, char** argv) {
   diff->add_option("a", file, "trace A (before)")->required()->check(CLI::ExistingFile);
   diff->add_option("b", file_b, "trace B (after)")->required()->check(CLI::ExistingFile);
 
-  if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
-  return run_main([&] {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();  // one line that names the option or the file
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    fmt::print(stderr, "error: {}\n", msg);
+    return 2;
+  }
+  try {
     const Trace t = load_trace(file);
     if (*summary) {
-      fmt::print("{}", summary_table(t, rows));
-      print_regime(t);
+      const TraceIndex index(t);
+      fmt::print("{}\n{}", summary_table(index, rows), regime_table(index));
     } else if (*tl) {
       fmt::print("{}", timeline(t, step, width ? width : terminal_width()));
     } else if (*diff) {
       fmt::print("{}", diff_traces(t, load_trace(file_b), file, file_b));
     }
-    return 0;
-  });
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
 }

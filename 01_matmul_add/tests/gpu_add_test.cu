@@ -1,8 +1,8 @@
 // The add kernel on its own, every variant: odd sizes, one row, one column, both dtypes.
 #include <gtest/gtest.h>
 
-#include "compare.h"
-#include "device.h"
+#include "chapter/compare.h"
+#include "gpu/device.h"
 #include "kernels.cuh"
 
 using namespace ladder;

@@ -18,11 +18,11 @@
 
 #include "../../03_simple_mlp/kernels.cuh"  // the eager gelu and mul, for the bit-identity test
 #include "../kernels.cuh"
-#include "check.h"
-#include "compare.h"
-#include "device.h"
-#include "reference.h"
-#include "tests/kernel_test_util.h"
+#include "gpu/check.h"
+#include "chapter/compare.h"
+#include "gpu/device.h"
+#include "chapter/reference.h"
+#include "gpu/tests/kernel_test_util.h"
 
 namespace {
 

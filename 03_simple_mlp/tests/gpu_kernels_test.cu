@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "../kernels.cuh"
-#include "check.h"
-#include "compare.h"
-#include "device.h"
-#include "reference.h"
-#include "tests/kernel_test_util.h"
+#include "gpu/check.h"
+#include "chapter/compare.h"
+#include "gpu/device.h"
+#include "chapter/reference.h"
+#include "gpu/tests/kernel_test_util.h"
 
 namespace {
 

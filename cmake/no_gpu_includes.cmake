@@ -1,0 +1,17 @@
+# Fails if a file under DIR includes a CUDA, CUPTI or NVTX header, or a header of the profiler/, gpu/ or chapter/
+# rooms: the trace library must build on a machine without the CUDA toolkit.
+file(GLOB_RECURSE files ${DIR}/*.h ${DIR}/*.cpp)
+set(bad "")
+foreach(f ${files})
+  file(STRINGS ${f} lines REGEX "^[ \t]*#[ \t]*include")
+  foreach(line ${lines})
+    if(line MATCHES "[<\"](cuda|cupti|cublas|nvtx|nvToolsExt|profiler/|gpu/|chapter/)")
+      string(APPEND bad "\n  ${f}: ${line}")
+    endif()
+  endforeach()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "the trace library includes GPU headers:${bad}")
+endif()
+list(LENGTH files n)
+message(STATUS "${n} files, no CUDA, CUPTI, NVTX, profiler/, gpu/ or chapter/ include")

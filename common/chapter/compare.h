@@ -1,0 +1,44 @@
+// Checking a GPU result against a CPU reference, the way a careful reader would: |got - ref| <= atol + rtol * |ref|
+// per element, where NaN or Inf in `got` always fails (a plain `fabs(ref - got) > tol` lets NaN through, since every
+// comparison with NaN is false), and so does an element the kernel never wrote (outputs are poisoned with NaN first).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpu/tensor.h"
+
+namespace ladder {
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+// Per dtype: float32 1e-4/1e-4 scaled by sqrt(K) for a K-long dot product; bf16 (one rounding of the output, 8 bits of
+// mantissa) 1e-2/1.6e-2.
+Tolerance tolerance_for(DType dtype, int64_t reduction_length = 1);
+
+struct CompareResult {
+  bool ok = true;
+  int64_t checked = 0;
+  int64_t mismatches = 0;   // includes NaN/Inf
+  double max_abs_err = 0;   // over finite elements
+  std::string report;       // first few "index ref got" rows, or "all N values within ..."
+};
+
+// `got` and `ref` must have the same length (else every element counts as a mismatch).
+CompareResult compare(const std::vector<float>& got, const std::vector<double>& ref, Tolerance tol,
+                      int max_rows = 5);
+
+// For outputs too large to recompute on the CPU: `got` is [M, N] row-major; `ref_row(m, out)` writes the reference for
+// row m into out[0..N). All rows are checked when M <= max_rows, else max_rows of them (first, last, and evenly
+// spaced between). Every element of `got` must be finite either way, so an unwritten one still fails.
+CompareResult compare_rows(const std::vector<float>& got, int64_t M, int64_t N,
+                           const std::function<void(int64_t, double*)>& ref_row, Tolerance tol, int64_t max_rows = 64);
+
+// Throws ladder::Error ("<what>: 12 of 65536 values differ from the CPU reference" + the report) when !r.ok.
+void require_match(const CompareResult& r, const std::string& what);
+
+}  // namespace ladder

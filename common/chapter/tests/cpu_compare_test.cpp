@@ -1,0 +1,82 @@
+// The checker must catch what careless checkers let through: NaN, Inf, unwritten (poisoned) outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "gpu/check.h"
+#include "chapter/compare.h"
+#include "gpu/tensor.h"
+
+using namespace ladder;
+
+TEST(Compare, AcceptsValuesWithinTolerance) {
+  const CompareResult r = compare({1.0f, 2.001f, -3.0f}, {1.0, 2.0, -3.0}, {1e-3, 1e-3});
+  EXPECT_TRUE(r.ok) << r.report;
+  EXPECT_EQ(r.checked, 3);
+  EXPECT_EQ(r.mismatches, 0);
+}
+
+TEST(Compare, RejectsAValueOutsideTolerance) {
+  const CompareResult r = compare({1.0f, 2.1f}, {1.0, 2.0}, {1e-3, 1e-3});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.mismatches, 1);
+  EXPECT_NE(r.report.find("1"), std::string::npos);  // names the index
+}
+
+TEST(Compare, NaNFailsEvenWithHugeTolerance) {
+  const CompareResult r = compare({std::nanf("")}, {0.0}, {1e30, 1e30});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.mismatches, 1);
+}
+
+TEST(Compare, InfFailsEvenWhenTheReferenceIsHuge) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(compare({inf}, {1e300}, {1e30, 1e30}).ok);
+  EXPECT_FALSE(compare({-inf}, {-1e300}, {1e30, 1e30}).ok);
+}
+
+TEST(Compare, UnwrittenPoisonedOutputFails) {
+  // poison() fills outputs with 0xFF bytes; read back, bf16 0xFFFF and float32 0xFFFFFFFF are NaN.
+  const float bf16_poison = bf16_bits_to_float(0xFFFF);
+  std::vector<float> got = {1.0f, bf16_poison, 3.0f};
+  const CompareResult r = compare(got, {1.0, 2.0, 3.0}, tolerance_for(DType::BF16));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.mismatches, 1);
+}
+
+TEST(Compare, SizeMismatchFails) {
+  EXPECT_FALSE(compare({1.0f}, {1.0, 2.0}, {1, 1}).ok);
+}
+
+TEST(Compare, ReportListsAtMostMaxRows) {
+  std::vector<float> got(100, 5.0f);
+  std::vector<double> ref(100, 0.0);
+  const CompareResult r = compare(got, ref, {1e-3, 0}, 3);
+  EXPECT_EQ(r.mismatches, 100);
+  int rows = 0;
+  for (size_t p = r.report.find("index"); p != std::string::npos; p = r.report.find("index", p + 1)) ++rows;
+  EXPECT_EQ(rows, 1 + 3);  // the header and three rows
+  EXPECT_THROW(require_match(r, "test"), Error);
+}
+
+TEST(CompareRows, ChecksASampleButEveryElementMustBeFinite) {
+  const int64_t M = 1000, N = 4;
+  std::vector<float> got(M * N, 1.0f);
+  auto ref_row = [](int64_t, double* out) {
+    for (int j = 0; j < 4; ++j) out[j] = 1.0;
+  };
+  EXPECT_TRUE(compare_rows(got, M, N, ref_row, {1e-6, 0}, 10).ok);
+  got[501 * N + 2] = std::nanf("");  // row 501 is not among the 10 sampled rows
+  const CompareResult r = compare_rows(got, M, N, ref_row, {1e-6, 0}, 10);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.report.find("NaN or Inf"), std::string::npos);
+  got[501 * N + 2] = 1.0f;
+  got[999 * N] = 7.0f;  // the last row is always sampled
+  EXPECT_FALSE(compare_rows(got, M, N, ref_row, {1e-6, 0}, 10).ok);
+}
+
+TEST(Tolerance, Bf16IsLooserThanFloat32) {
+  EXPECT_GT(tolerance_for(DType::BF16).rtol, tolerance_for(DType::F32).rtol);
+  EXPECT_GT(tolerance_for(DType::F32, 4096).atol, tolerance_for(DType::F32, 1).atol);
+}

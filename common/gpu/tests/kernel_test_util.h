@@ -1,0 +1,62 @@
+// What the GPU tests of the elementwise kernels share: skipping without a GPU, the sizes every variant is tried on,
+// and an output buffer with poisoned guard elements after it, to catch a kernel that writes past the end.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/check.h"
+#include "gpu/device.h"
+#include "gpu/tensor.h"
+
+namespace ladder::testing {
+
+using bf16 = __nv_bfloat16;
+
+#define SKIP_WITHOUT_GPU()                                         \
+  do {                                                             \
+    int count = 0;                                                 \
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) { \
+      cudaGetLastError();                                          \
+      GTEST_SKIP() << "no CUDA GPU: the kernel tests need one";    \
+    }                                                              \
+  } while (0)
+
+const std::vector<Shape> kShapes = {{1}, {7}, {8}, {9}, {1000003}, {8192, 3072}};
+constexpr int64_t kGuard = 16;            // poisoned elements after each output: a kernel must leave them alone
+constexpr uint16_t kPoisonBits = 0xFFFF;  // what ladder::poison leaves in a bf16 (a NaN)
+
+int64_t numel_of(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+std::vector<uint16_t> bits_of(const void* data, int64_t n) {
+  std::vector<uint16_t> bits(static_cast<size_t>(n));
+  if (n > 0) CUDA_CHECK(cudaMemcpy(bits.data(), data, n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  return bits;
+}
+
+// An output of `shape` at the start of a poisoned buffer with kGuard more elements.
+struct GuardedOutput {
+  Tensor buffer, view;
+  explicit GuardedOutput(const Shape& shape) {
+    const int64_t n = numel_of(shape);
+    buffer = ladder::empty({n + kGuard}, DType::BF16);
+    view = ladder::view_of(buffer.data, DType::BF16, shape);
+  }
+  void poison() const { ladder::poison(buffer); }
+  // True when the kGuard elements after the output still hold the poison.
+  bool guard_untouched() const {
+    for (uint16_t b : bits_of(static_cast<const bf16*>(buffer.data) + view.numel(), kGuard))
+      if (b != kPoisonBits) return false;
+    return true;
+  }
+};
+
+}  // namespace ladder::testing

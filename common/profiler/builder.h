@@ -1,0 +1,35 @@
+// The trace builder: from what CUPTI collected and the host ranges we stamped, the events of a Trace, joined the way
+// Kineto joins them. A pure function, tested on the CPU with synthetic records (tests/cpu_builder_test.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profiler/records.h"
+#include "trace/trace.h"
+
+namespace ladder {
+
+struct BuiltEvents {
+  std::vector<Event> events;      // time order, longest first at equal starts (parents before children)
+  size_t incomplete_records = 0;  // GPU records with a zero timestamp, left out
+};
+
+// Keeps what lies inside [window_start_ns, window_end_ns] (records of warmup steps arrive late and are stamped before
+// the window: they go), joins every API call and GPU activity by correlation id to the op and user range that were
+// open (External id, gpu_user_annotation spans), keeps of the driver API only the launch calls, and leaves out the
+// runtime calls Kineto leaves out. `host_ranges` are the recorded ranges (ProfilerStep#k, forward ranges, ops); one
+// still open (dur_ns < 0) is left out.
+BuiltEvents build_events(const Records& records, std::vector<Event> host_ranges, int64_t window_start_ns,
+                         int64_t window_end_ns);
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": CUPTI's callback names carry the API version the call appeared in;
+// traces (and the tools reading them, like HTA) use the plain name.
+std::string strip_version(std::string name);
+
+// A kernel's mangled name demangled; names that are not mangled (extern "C", cuBLAS's nvjet kernels) come back as is.
+std::string demangle(const std::string& name);
+
+}  // namespace ladder

@@ -1,0 +1,552 @@
+// Reading and writing traces in the format PyTorch's profiler (Kineto) writes, so that one of our traces and one from
+// torch.profiler open side by side in Perfetto and read back into the same `Trace`.
+//
+// Three details matter more than they look:
+//  - Time. Viewers read `ts` as a double of microseconds. An absolute epoch time (~1.8e15 us) keeps only a quarter of
+//    a microsecond of precision, so Kineto writes times relative to `baseTimeNanoseconds` (now floored to a 3-month
+//    period) and prints integer nanoseconds as "us.nnn": exact, and short enough for a double to hold every ns.
+//  - Names. Demangled kernel names hold quotes and backslashes (`void k<"a\b">`); one unescaped quote makes the whole
+//    file unreadable, so every string goes through json_escape.
+//  - Arrows. Perfetto draws a flow from the launch call to the kernel only if the "s" lies inside the launch slice on
+//    the same pid/tid and the "f" (with "bp":"e") sits at the kernel's start on the GPU lane.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "trace/error.h"
+#include "trace/trace.h"
+
+namespace ladder {
+
+namespace {
+
+using Out = fmt::memory_buffer;
+
+// JSON string escaping: quotes, backslashes and control characters. Bytes >= 0x80 (UTF-8) pass through unchanged.
+void put_escaped(Out& out, const std::string& s) {
+  out.push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out.append(std::string_view("\\\""));
+        break;
+      case '\\':
+        out.append(std::string_view("\\\\"));
+        break;
+      case '\n':
+        out.append(std::string_view("\\n"));
+        break;
+      case '\r':
+        out.append(std::string_view("\\r"));
+        break;
+      case '\t':
+        out.append(std::string_view("\\t"));
+        break;
+      case '\b':
+        out.append(std::string_view("\\b"));
+        break;
+      case '\f':
+        out.append(std::string_view("\\f"));
+        break;
+      default:
+        if (c < 0x20) {
+          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// Integer nanoseconds as microseconds with exactly three decimals ("1234.005"). Negative values (a few ns before
+// the base after clock adjustments) are clamped to 0, as Kineto does: viewers reject negative times.
+void put_us(Out& out, int64_t ns) {
+  if (ns < 0) ns = 0;
+  fmt::format_to(std::back_inserter(out), "{}.{:03d}", ns / 1000, static_cast<int>(ns % 1000));
+}
+
+// A double that is always valid JSON (NaN and Inf are not): shortest round-trip form of the float value, which is
+// also how Kineto prints "blocks per SM" (0.969697).
+void put_float(Out& out, double v) {
+  if (!std::isfinite(v)) v = 0;
+  fmt::format_to(std::back_inserter(out), "{}", static_cast<float>(v));
+}
+
+void put_int_list(Out& out, const std::vector<int64_t>& v) {
+  out.push_back('[');
+  for (size_t i = 0; i < v.size(); ++i) fmt::format_to(std::back_inserter(out), "{}{}", i ? ", " : "", v[i]);
+  out.push_back(']');
+}
+
+// Kineto's base time: the capture time floored to a "3-month" period of 7889238 s (a month of 2629746 s, times
+// 3), so that relative ts stay far below 2^53 ns and traces of several ranks still share one base.
+int64_t kineto_base_time_ns(int64_t t_ns) {
+  constexpr int64_t kPeriodNs = int64_t{7889238} * 1000000000;
+  if (t_ns <= 0) return 0;
+  return t_ns / kPeriodNs * kPeriodNs;
+}
+
+// The time every metadata event is stamped with, and the base: the window start, or the first event.
+int64_t first_time_ns(const Trace& trace) {
+  if (trace.window_start_ns > 0) return trace.window_start_ns;
+  int64_t first = 0;
+  for (const Event& e : trace.events) {
+    if (first == 0 || e.ts_ns < first) first = e.ts_ns;
+  }
+  return first;
+}
+
+
+// Writes one "args" object: the keys torch.profiler writes for this category, in its order.
+void put_args(Out& out, const Event& e) {
+  auto it = std::back_inserter(out);
+  std::vector<std::string> parts;  // each already formatted "key": value
+  auto add = [&](const char* key, const std::string& value) { parts.push_back(fmt::format("\"{}\": {}", key, value)); };
+  const GpuArgs& g = e.gpu;
+  switch (e.cat) {
+    case Cat::Kernel: {
+      if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
+      add("queued", "0");
+      add("device", std::to_string(g.device));
+      add("context", std::to_string(g.context));
+      add("stream", std::to_string(g.stream));
+      add("correlation", std::to_string(e.correlation));
+      add("registers per thread", std::to_string(g.registers_per_thread));
+      add("shared memory", std::to_string(g.shared_memory));
+      Out f;
+      put_float(f, g.blocks_per_sm);
+      add("blocks per SM", fmt::to_string(f));
+      f.clear();
+      put_float(f, g.warps_per_sm);
+      add("warps per SM", fmt::to_string(f));
+      add("grid", fmt::format("[{}, {}, {}]", g.grid[0], g.grid[1], g.grid[2]));
+      add("block", fmt::format("[{}, {}, {}]", g.block[0], g.block[1], g.block[2]));
+      add("est. achieved occupancy %", std::to_string(g.est_occupancy_pct));
+      break;
+    }
+    case Cat::GpuMemcpy:
+    case Cat::GpuMemset: {
+      if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
+      add("device", std::to_string(g.device));
+      add("context", std::to_string(g.context));
+      add("stream", std::to_string(g.stream));
+      add("correlation", std::to_string(e.correlation));
+      add("bytes", std::to_string(g.bytes));
+      Out f;
+      put_float(f, e.dur_ns > 0 ? static_cast<double>(g.bytes) / static_cast<double>(e.dur_ns) : 0.0);
+      add("memory bandwidth (GB/s)", fmt::to_string(f));  // bytes per ns = GB/s
+      break;
+    }
+    case Cat::CudaRuntime:
+    case Cat::CudaDriver:
+      if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
+      add("cbid", std::to_string(e.cbid));
+      add("correlation", std::to_string(e.correlation));
+      break;
+    case Cat::CpuOp: {
+      if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
+      if (!e.input_types.empty()) {
+        Out f;
+        f.push_back('[');
+        for (size_t i = 0; i < e.input_types.size(); ++i) {
+          if (i) f.append(std::string_view(", "));
+          put_escaped(f, e.input_types[i]);
+        }
+        f.push_back(']');
+        add("Input type", fmt::to_string(f));
+      }
+      auto list_of_lists = [](const std::vector<std::vector<int64_t>>& v) {
+        Out f;
+        f.push_back('[');
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (i) f.append(std::string_view(", "));
+          put_int_list(f, v[i]);
+        }
+        f.push_back(']');
+        return fmt::to_string(f);
+      };
+      if (!e.input_strides.empty()) add("Input Strides", list_of_lists(e.input_strides));
+      if (!e.input_dims.empty()) add("Input Dims", list_of_lists(e.input_dims));
+      break;
+    }
+    default:  // user_annotation, gpu_user_annotation, anything read from another file
+      if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
+      break;
+  }
+  out.append(std::string_view("\"args\": {"));
+  for (size_t i = 0; i < parts.size(); ++i) fmt::format_to(it, "{}{}", i ? ", " : "", parts[i]);
+  out.push_back('}');
+}
+
+void put_x(Out& out, const Event& e, int64_t base) {
+  out.append(std::string_view("    {\"ph\": \"X\", \"cat\": "));
+  put_escaped(out, cat_name(e.cat));
+  out.append(std::string_view(", \"name\": "));
+  put_escaped(out, e.name);
+  fmt::format_to(std::back_inserter(out), ", \"pid\": {}, \"tid\": {}, \"ts\": ", e.pid, e.tid);
+  put_us(out, e.ts_ns - base);
+  out.append(std::string_view(", \"dur\": "));
+  put_us(out, e.dur_ns);
+  out.append(std::string_view(", "));
+  put_args(out, e);
+  out.push_back('}');
+}
+
+// One ac2g flow end. "s" sits on the launch call's lane at its start; "f" with "bp":"e" binds to the enclosing
+// slice (the kernel) on the GPU lane. Both share id, cat and name, which is how viewers pair them.
+void put_flow(Out& out, char ph, int64_t id, int64_t pid, int64_t tid, int64_t ts) {
+  fmt::format_to(std::back_inserter(out), "    {{\"ph\": \"{}\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": ", ph,
+                 id, pid, tid);
+  put_us(out, ts);
+  out.append(std::string_view(", \"cat\": \"ac2g\", \"name\": \"ac2g\""));
+  if (ph == 'f') out.append(std::string_view(", \"bp\": \"e\""));
+  out.push_back('}');
+}
+
+void put_meta(Out& out, const char* name, int64_t pid, int64_t tid, int64_t ts, const char* key,
+              const std::string& json_value) {
+  fmt::format_to(std::back_inserter(out), "    {{\"name\": \"{}\", \"ph\": \"M\", \"ts\": ", name);
+  put_us(out, ts);
+  fmt::format_to(std::back_inserter(out), ", \"pid\": {}, \"tid\": {}, \"args\": {{\"{}\": {}}}}}", pid, tid, key,
+                 json_value);
+}
+
+std::string escaped(const std::string& s) {
+  Out o;
+  put_escaped(o, s);
+  return fmt::to_string(o);
+}
+
+std::string write_json(const Trace& trace, const std::string& trace_name) {
+  Out out;
+  auto it = std::back_inserter(out);
+  const int64_t base = trace.base_time_ns != 0 ? trace.base_time_ns : kineto_base_time_ns(first_time_ns(trace));
+
+  // ---- top level, in Kineto's order ----
+  out.append(std::string_view("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": ["));
+  for (size_t i = 0; i < trace.devices.size(); ++i) {
+    const DeviceProps& d = trace.devices[i];
+    fmt::format_to(
+        it,
+        "{}\n    {{\"id\": {}, \"name\": {}, \"totalGlobalMem\": {}, \"computeMajor\": {}, "
+        "\"computeMinor\": {}, \"maxThreadsPerBlock\": {}, \"maxThreadsPerMultiprocessor\": {}, "
+        "\"regsPerBlock\": {}, \"warpSize\": {}, \"sharedMemPerBlock\": {}, \"numSms\": {}, "
+        "\"regsPerMultiprocessor\": {}, \"sharedMemPerBlockOptin\": {}, \"sharedMemPerMultiprocessor\": {}}}",
+        i ? "," : "", d.id, escaped(d.name), d.total_global_mem, d.compute_major, d.compute_minor,
+        d.max_threads_per_block, d.max_threads_per_sm, d.regs_per_block, d.warp_size, d.shared_mem_per_block, d.num_sms,
+        d.regs_per_sm, d.shared_mem_per_block_optin, d.shared_mem_per_sm);
+  }
+  out.append(std::string_view(trace.devices.empty() ? "],\n" : "\n  ],\n"));
+  for (const auto& [key, value] : trace.metadata) {
+    // Values are JSON text already; an empty one would break the file, so it becomes null.
+    fmt::format_to(it, "  {}: {},\n", escaped(key), value.empty() ? "null" : value);
+  }
+  fmt::format_to(it, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {},\n  \"traceEvents\": [\n", base);
+
+  // ---- X events, each flow right after the slice it belongs to ----
+  // A launch gets an "s" only if some GPU activity in this trace carries its correlation id; that activity (the
+  // first, if a launch started several) gets the "f". Ids stay unique, so no viewer sees a duplicate flow.
+  std::map<int64_t, const Event*> launch_by_corr;
+  for (const Event& e : trace.events) {
+    if (is_api_call(e.cat) && e.correlation >= 0) launch_by_corr.emplace(e.correlation, &e);
+  }
+  std::map<int64_t, const Event*> first_gpu_by_corr;
+  for (const Event& e : trace.events) {
+    if (is_gpu_activity(e.cat) && e.correlation >= 0 && launch_by_corr.count(e.correlation)) {
+      auto [pos, inserted] = first_gpu_by_corr.emplace(e.correlation, &e);
+      if (!inserted && e.ts_ns < pos->second->ts_ns) pos->second = &e;
+    }
+  }
+  bool first = true;
+  auto sep = [&]() {
+    if (!first) out.append(std::string_view(",\n"));
+    first = false;
+  };
+  for (const Event& e : trace.events) {
+    sep();
+    put_x(out, e, base);
+    if (is_api_call(e.cat) && first_gpu_by_corr.count(e.correlation) && launch_by_corr.at(e.correlation) == &e) {
+      sep();
+      put_flow(out, 's', e.correlation, e.pid, e.tid, e.ts_ns - base);
+    }
+    if (is_gpu_activity(e.cat)) {
+      auto f = first_gpu_by_corr.find(e.correlation);
+      if (f != first_gpu_by_corr.end() && f->second == &e) {
+        sep();
+        put_flow(out, 'f', e.correlation, e.pid, e.tid, e.ts_ns - base);
+      }
+    }
+  }
+
+  // ---- metadata: process and lane names, as Kineto writes them ----
+  const int64_t meta_ts = first_time_ns(trace) - base;
+  const std::string pname = escaped(trace.process_name);
+  std::set<int64_t> cpu_pids, gpu_pids;
+  std::set<std::pair<int64_t, int64_t>> cpu_threads, gpu_streams;
+  if (trace.pid != 0) cpu_pids.insert(trace.pid);
+  for (const Event& e : trace.events) {
+    if (is_gpu_cat(e.cat)) {
+      gpu_pids.insert(e.pid);
+      gpu_streams.insert({e.pid, e.tid});
+    } else {
+      cpu_pids.insert(e.pid);
+      cpu_threads.insert({e.pid, e.tid});
+    }
+  }
+  for (int64_t pid : cpu_pids) {
+    sep();
+    put_meta(out, "process_name", pid, 0, meta_ts, "name", pname);
+    sep();
+    put_meta(out, "process_labels", pid, 0, meta_ts, "labels", "\"CPU\"");
+    sep();
+    put_meta(out, "process_sort_index", pid, 0, meta_ts, "sort_index", std::to_string(pid));
+  }
+  for (int64_t dev : gpu_pids) {
+    sep();
+    put_meta(out, "process_name", dev, 0, meta_ts, "name", pname);
+    sep();
+    put_meta(out, "process_labels", dev, 0, meta_ts, "labels", fmt::format("\"GPU {}\"", dev));
+    sep();
+    // Kineto sorts GPUs after every CPU process: 5000000 + device index.
+    put_meta(out, "process_sort_index", dev, 0, meta_ts, "sort_index", std::to_string(5000000 + dev));
+  }
+  for (const auto& [dev, stream] : gpu_streams) {
+    sep();
+    // The trailing space is Kineto's: "stream {} {}" with an empty suffix.
+    put_meta(out, "thread_name", dev, stream, meta_ts, "name", fmt::format("\"stream {} \"", stream));
+    sep();
+    put_meta(out, "thread_sort_index", dev, stream, meta_ts, "sort_index", std::to_string(stream));
+  }
+  for (const auto& [pid, tid] : cpu_threads) {
+    sep();
+    put_meta(out, "thread_name", pid, tid, meta_ts, "name",
+             escaped(fmt::format("thread {} ({})", tid, trace.process_name)));
+    sep();
+    put_meta(out, "thread_sort_index", pid, tid, meta_ts, "sort_index", std::to_string(tid));
+  }
+  out.append(std::string_view("\n  ],\n  \"traceName\": "));
+  put_escaped(out, trace_name);
+  out.append(std::string_view("\n}\n"));
+  return fmt::to_string(out);
+}
+
+// ---- reading ----
+
+using json = nlohmann::json;
+
+// Microseconds as a double -> integer nanoseconds, without the rounding error of llround(v * 1000) on large values:
+// the whole microseconds are exact in a double, and so is v - floor(v); only the fraction needs rounding.
+int64_t us_to_ns(double us) {
+  const double whole = std::floor(us);
+  return static_cast<int64_t>(whole) * 1000 + std::llround((us - whole) * 1000.0);
+}
+
+int64_t get_int(const json& obj, const char* key, int64_t fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return fallback;
+  if (it->is_number_float()) return std::llround(it->get<double>());
+  return it->get<int64_t>();
+}
+
+double get_double(const json& obj, const char* key, double fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return fallback;
+  return it->get<double>();
+}
+
+// [[1024, 32], [64, 32], []]: one list per input; anything that is not a list of numbers becomes an empty list.
+std::vector<std::vector<int64_t>> get_int_lists(const json& obj, const char* key) {
+  std::vector<std::vector<int64_t>> out;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_array()) return out;
+  for (const json& item : *it) {
+    std::vector<int64_t> v;
+    if (item.is_array()) {
+      for (const json& x : item) {
+        if (x.is_number()) v.push_back(x.is_number_float() ? std::llround(x.get<double>()) : x.get<int64_t>());
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+void get_triple(const json& obj, const char* key, int out[3]) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_array()) return;
+  for (size_t i = 0; i < 3 && i < it->size(); ++i) {
+    if ((*it)[i].is_number()) out[i] = (*it)[i].get<int>();
+  }
+}
+
+Event parse_event(const json& j, int64_t base) {
+  Event e;
+  e.cat = cat_from_name(j.value("cat", ""));
+  e.name = j.value("name", "");
+  e.pid = j["pid"].get<int64_t>();
+  e.tid = j["tid"].get<int64_t>();
+  e.ts_ns = base + us_to_ns(j["ts"].get<double>());
+  e.dur_ns = std::max<int64_t>(0, us_to_ns(j["dur"].get<double>()));
+  auto ait = j.find("args");
+  if (ait == j.end() || !ait->is_object()) return e;
+  const json& a = *ait;
+  e.external_id = get_int(a, "External id", -1);
+  e.correlation = get_int(a, "correlation", -1);
+  e.cbid = get_int(a, "cbid", -1);
+  GpuArgs& g = e.gpu;
+  g.device = static_cast<int>(get_int(a, "device", is_gpu_cat(e.cat) ? e.pid : 0));
+  g.context = static_cast<int>(get_int(a, "context", 0));
+  g.stream = static_cast<int>(get_int(a, "stream", is_gpu_cat(e.cat) ? e.tid : 0));
+  g.registers_per_thread = static_cast<int>(get_int(a, "registers per thread", 0));
+  g.shared_memory = static_cast<int>(get_int(a, "shared memory", 0));
+  g.blocks_per_sm = get_double(a, "blocks per SM", 0);
+  g.warps_per_sm = get_double(a, "warps per SM", 0);
+  get_triple(a, "grid", g.grid);
+  get_triple(a, "block", g.block);
+  g.est_occupancy_pct = static_cast<int>(get_int(a, "est. achieved occupancy %", 0));
+  g.bytes = get_int(a, "bytes", 0);
+  e.input_dims = get_int_lists(a, "Input Dims");
+  e.input_strides = get_int_lists(a, "Input Strides");
+  auto tit = a.find("Input type");
+  if (tit != a.end() && tit->is_array()) {
+    for (const json& t : *tit) e.input_types.push_back(t.is_string() ? t.get<std::string>() : std::string());
+  }
+  return e;
+}
+
+DeviceProps parse_device(const json& d) {
+  DeviceProps p;
+  p.id = static_cast<int>(get_int(d, "id", 0));
+  p.name = d.value("name", "");
+  p.total_global_mem = get_int(d, "totalGlobalMem", 0);
+  p.compute_major = static_cast<int>(get_int(d, "computeMajor", 0));
+  p.compute_minor = static_cast<int>(get_int(d, "computeMinor", 0));
+  p.max_threads_per_block = static_cast<int>(get_int(d, "maxThreadsPerBlock", 0));
+  p.max_threads_per_sm = static_cast<int>(get_int(d, "maxThreadsPerMultiprocessor", 0));
+  p.regs_per_block = static_cast<int>(get_int(d, "regsPerBlock", 0));
+  p.warp_size = static_cast<int>(get_int(d, "warpSize", 0));
+  p.shared_mem_per_block = get_int(d, "sharedMemPerBlock", 0);
+  p.num_sms = static_cast<int>(get_int(d, "numSms", 0));
+  p.regs_per_sm = static_cast<int>(get_int(d, "regsPerMultiprocessor", 0));
+  p.shared_mem_per_block_optin = get_int(d, "sharedMemPerBlockOptin", 0);
+  p.shared_mem_per_sm = get_int(d, "sharedMemPerMultiprocessor", 0);
+  return p;
+}
+
+}  // namespace
+
+std::string trace_to_json(const Trace& trace) { return write_json(trace, trace.name); }
+
+void save_trace(const Trace& trace, const std::string& path) {
+  // Kineto names a trace after its file; keep a name the caller chose.
+  std::string name = trace.name;
+  if (name.empty()) {
+    const size_t slash = path.find_last_of('/');
+    name = slash == std::string::npos ? path : path.substr(slash + 1);
+  }
+  const std::string text = write_json(trace, name);
+  // Write beside the target and rename: rename() within one folder is atomic, so a reader (or a crash) sees either
+  // the old file or the whole new one, never half a JSON.
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw TraceError("cannot write trace " + path + ": " + std::strerror(errno));
+    f.write(text.data(), static_cast<std::streamsize>(text.size()));
+    f.close();
+    if (!f) {
+      const std::string why = std::strerror(errno);
+      std::remove(tmp.c_str());
+      throw TraceError("cannot write trace " + path + ": " + why);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw TraceError("cannot write trace " + path + ": " + why);
+  }
+}
+
+Trace load_trace(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw TraceError("cannot read trace " + path + ": " + std::strerror(errno));
+  json doc;
+  try {
+    doc = json::parse(f);
+  } catch (const json::exception& ex) {
+    throw TraceError("trace " + path + " is not valid JSON: " + ex.what());
+  }
+  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {
+    throw TraceError("trace " + path + " has no \"traceEvents\" list: not a Chrome/Kineto trace");
+  }
+
+  Trace trace;
+  trace.base_time_ns = get_int(doc, "baseTimeNanoseconds", 0);
+  trace.name = doc.value("traceName", "");
+  static const std::set<std::string> kLayoutKeys = {"schemaVersion",       "deviceProperties", "displayTimeUnit",
+                                                    "baseTimeNanoseconds", "traceEvents",      "traceName"};
+  for (const auto& [key, value] : doc.items()) {
+    if (!kLayoutKeys.count(key)) trace.metadata[key] = value.dump();
+  }
+  if (doc.contains("deviceProperties") && doc["deviceProperties"].is_array()) {
+    for (const json& d : doc["deviceProperties"]) {
+      if (d.is_object()) trace.devices.push_back(parse_device(d));
+    }
+  }
+
+  std::map<int64_t, std::string> process_names;
+  int64_t meta_ts = -1;
+  try {
+    for (const json& j : doc["traceEvents"]) {
+      if (!j.is_object()) continue;
+      const std::string ph = j.value("ph", "");
+      // Kineto's bookkeeping lanes ("Spans", "Traces", "") have string pids: not part of the program.
+      auto pid = j.find("pid"), tid = j.find("tid");
+      if (pid == j.end() || tid == j.end() || !pid->is_number_integer() || !tid->is_number_integer()) continue;
+      if (ph == "M") {
+        if (j.value("name", "") == "process_name" && j.contains("args") && j["args"].contains("name") &&
+            j["args"]["name"].is_string()) {
+          process_names[pid->get<int64_t>()] = j["args"]["name"].get<std::string>();
+        }
+        if (j.contains("ts") && j["ts"].is_number() && meta_ts < 0) meta_ts = us_to_ns(j["ts"].get<double>());
+        continue;
+      }
+      if (ph != "X") continue;  // flows are derived from correlation ids, instants carry no duration
+      if (!j.contains("ts") || !j["ts"].is_number() || !j.contains("dur") || !j["dur"].is_number()) continue;
+      trace.events.push_back(parse_event(j, trace.base_time_ns));
+    }
+  } catch (const json::exception& ex) {
+    throw TraceError("trace " + path + ": malformed event: " + ex.what());
+  }
+
+  // The CPU process is the one the host ranges live on.
+  for (const Event& e : trace.events) {
+    if (e.cat == Cat::UserAnnotation || e.cat == Cat::CpuOp) {
+      trace.pid = e.pid;
+      break;
+    }
+  }
+  if (process_names.count(trace.pid)) trace.process_name = process_names[trace.pid];
+  int64_t lo = 0, hi = 0;
+  for (const Event& e : trace.events) {
+    if (lo == 0 || e.ts_ns < lo) lo = e.ts_ns;
+    hi = std::max(hi, e.end_ns());
+  }
+  trace.window_start_ns = meta_ts >= 0 ? trace.base_time_ns + meta_ts : lo;
+  trace.window_end_ns = hi;
+  return trace;
+}
+
+}  // namespace ladder

@@ -1,0 +1,105 @@
+// The trace tool's views on committed fixtures: our H100 reference traces and two traces PyTorch's profiler wrote on
+// the same H100 (bench/torch_vs_ladder.py --keep-traces; unedited).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "trace/analysis.h"
+#include "trace/trace.h"
+#include "trace/views.h"
+
+using namespace ladder;
+
+namespace {
+const std::string kRef = std::string(LADDER_SOURCE_DIR) + "/traces/reference/h100/";
+const std::string kData = std::string(LADDER_SOURCE_DIR) + "/common/trace/tests/data/";
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+bool has_line(const std::vector<std::string>& lines, const std::string& prefix, const std::string& part) {
+  for (const std::string& l : lines)
+    if (l.rfind(prefix, 0) == 0 && l.find(part) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST(Diff, TellsTheFusionStory) {
+  const std::string out = diff_traces(load_trace(kRef + "03_simple_mlp.json"), load_trace(kRef + "03_fused_mlp.json"));
+  const auto lines = lines_of(out);
+  EXPECT_LE(lines.size(), 14u) << out;
+  EXPECT_TRUE(has_line(lines, "  - ", "[gelu]")) << out;
+  EXPECT_TRUE(has_line(lines, "  - ", "[mul]")) << out;
+  EXPECT_TRUE(has_line(lines, "  + ", "[gelu_mul]")) << out;
+  EXPECT_TRUE(has_line(lines, "  = ", "coopA")) << out;
+  EXPECT_TRUE(has_line(lines, "  kernels per step", "5    ->         4")) << out;
+  EXPECT_TRUE(has_line(lines, "  step wall time", "->")) << out;
+  // gelu moves 2 x 50.3 MB, mul 3 x 50.3 MB, gelu_mul 3 x 50.3 MB: fusion saves the intermediate's round trip.
+  EXPECT_TRUE(has_line(lines, "  bytes moved by kernels", "(-100.7 MB)")) << out;
+}
+
+TEST(Diff, WorksOnPyTorchTracesToo) {
+  const std::string out = diff_traces(load_trace(kData + "torch_03_simple_mlp_compiled_h100.json"),
+                                      load_trace(kRef + "03_fused_mlp.json"));
+  const auto lines = lines_of(out);
+  EXPECT_TRUE(has_line(lines, "  - ", "triton_poi_fused__unsafe_view_gelu_mul_0")) << out;
+  EXPECT_TRUE(has_line(lines, "  + ", "[gelu_mul]")) << out;
+  // The GEMMs are the same cuBLAS kernels on both sides.
+  EXPECT_TRUE(has_line(lines, "  = ", "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")) << out;
+  EXPECT_TRUE(has_line(lines, "  = ", "nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_TNT")) << out;
+  EXPECT_TRUE(has_line(lines, "  bytes moved", "not derivable")) << out;  // torch recorded no shapes
+}
+
+TEST(Timeline, DrawsBothLanesAtTheRequestedWidth) {
+  for (const char* f : {"01_matmul_add_size64.json", "03_fused_mlp.json"}) {
+    const std::string out = timeline(load_trace(kRef + f), -1, 100);
+    const auto lines = lines_of(out);
+    ASSERT_GE(lines.size(), 5u) << out;
+    EXPECT_NE(lines[0].find("ProfilerStep#4"), std::string::npos) << out;
+    int cpu = 0, gpu = 0;
+    for (const std::string& l : lines) {
+      if (l.rfind("CPU", 0) == 0) {
+        ++cpu;
+        EXPECT_EQ(l.size(), 100u) << l;
+      }
+      if (l.rfind("GPU", 0) == 0) {
+        ++gpu;
+        EXPECT_EQ(l.size(), 100u) << l;
+      }
+    }
+    EXPECT_EQ(cpu, 1) << out;
+    EXPECT_EQ(gpu, 1) << out;
+    EXPECT_TRUE(out.find("[matmul_add") != std::string::npos || out.find("[mlp_fwd") != std::string::npos) << out;
+  }
+}
+
+TEST(Timeline, OverheadBoundStepLeavesTheGpuMostlyIdle) {
+  // Size 64: a few us of kernels in a ~40 us step. The GPU row is mostly blank.
+  const std::string out = timeline(load_trace(kRef + "01_matmul_add_size64.json"), -1, 120);
+  for (const std::string& l : lines_of(out)) {
+    if (l.rfind("GPU", 0) != 0) continue;
+    const auto busy = std::count_if(l.begin() + 12, l.end(), [](char c) { return c != ' '; });
+    EXPECT_LT(busy, (120 - 12) / 4) << l;
+  }
+  // Size 4096: the GEMM fills the GPU row.
+  const std::string big = timeline(load_trace(kRef + "01_matmul_add_size4096.json"), -1, 120);
+  for (const std::string& l : lines_of(big)) {
+    if (l.rfind("GPU", 0) != 0) continue;
+    const auto busy = std::count_if(l.begin() + 12, l.end(), [](char c) { return c != ' '; });
+    EXPECT_GT(busy, (120 - 12) * 3 / 4) << l;
+  }
+}
+
+TEST(Summary, ReadsAPyTorchTraceRecordedOnTheH100) {
+  const Trace t = load_trace(kData + "torch_02_linear_eager_h100.json");
+  const std::string table = summary_table(t);
+  EXPECT_NE(table.find("aten::addmm"), std::string::npos) << table;
+  EXPECT_NE(table.find("nvjet_sm90_tst_8x64_64x16_2x1_v_bz_bias_TNN"), std::string::npos) << table;
+  EXPECT_NE(table.find("Self CUDA time total:"), std::string::npos) << table;
+  const auto steps = step_stats(t);
+  ASSERT_EQ(steps.size(), 3u);
+  for (const auto& s : steps) EXPECT_EQ(s.kernels, 1);
+}

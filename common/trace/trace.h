@@ -1,0 +1,112 @@
+// The one event model of the ladder. What CUPTI and our host ranges collect during a run and what a trace file holds
+// (ours or one torch.profiler wrote) are the same `Trace`, so the summary table, the step statistics, the terminal
+// timeline and the diff can all be printed from a live run or from a committed file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ladder {
+
+// The Kineto "cat" of an event.
+enum class Cat {
+  UserAnnotation,     // "user_annotation": ProfilerStep#k, forward ranges
+  CpuOp,              // "cpu_op": linear, t, addmm, ...
+  CudaRuntime,        // "cuda_runtime": cudaLaunchKernel, cudaDeviceSynchronize, ...
+  CudaDriver,         // "cuda_driver": cuLaunchKernelEx, ...
+  Kernel,             // "kernel"
+  GpuMemcpy,          // "gpu_memcpy"
+  GpuMemset,          // "gpu_memset"
+  GpuUserAnnotation,  // "gpu_user_annotation": a user range's span on the GPU lane
+  Other,              // anything else a file holds (python_function, Trace, ...): kept when read, never written by us
+};
+const char* cat_name(Cat cat);
+Cat cat_from_name(const std::string& name);
+bool is_gpu_cat(Cat cat);  // Kernel, GpuMemcpy, GpuMemset, GpuUserAnnotation: everything on the GPU lane
+// Work that ran on the GPU: kernels, copies and sets, not the annotation spans drawn over them.
+bool is_gpu_activity(Cat cat);
+// A host call into CUDA, runtime or driver API: what a GPU activity's correlation id points back to.
+bool is_api_call(Cat cat);
+
+// Fields only GPU activities have (Kineto's kernel/memcpy/memset args).
+struct GpuArgs {
+  int device = 0;
+  int context = 0;
+  int stream = 0;
+  int registers_per_thread = 0;
+  int shared_memory = 0;  // static + dynamic bytes
+  double blocks_per_sm = 0;
+  double warps_per_sm = 0;
+  int grid[3] = {0, 0, 0};
+  int block[3] = {0, 0, 0};
+  int est_occupancy_pct = 0;  // "est. achieved occupancy %"
+  int64_t bytes = 0;          // memcpy/memset
+};
+
+struct Event {
+  Cat cat = Cat::Other;
+  std::string name;
+  int64_t pid = 0;  // CPU: process id; GPU: device index
+  int64_t tid = 0;  // CPU: system thread id; GPU: CUDA stream id
+  int64_t ts_ns = 0;   // absolute nanoseconds on the trace's clock (CLOCK_REALTIME, as CUPTI stamps)
+  int64_t dur_ns = 0;  // >= 0
+  int64_t external_id = -1;  // "External id": the innermost op/range that was open when this was launched; -1 = none
+  int64_t correlation = -1;  // "correlation": CUPTI correlation id, shared by a launch call and the work it launched
+  int64_t cbid = -1;         // "cbid": CUPTI callback id of a runtime/driver call
+  GpuArgs gpu;               // Kernel, GpuMemcpy, GpuMemset only
+  // cpu_op only, as torch's record_shapes writes them ("Input Dims", "Input type", "Input Strides").
+  std::vector<std::vector<int64_t>> input_dims;
+  std::vector<std::string> input_types;
+  std::vector<std::vector<int64_t>> input_strides;
+
+  int64_t end_ns() const { return ts_ns + dur_ns; }
+};
+
+// cudaGetDeviceProperties fields, as Kineto's "deviceProperties" holds them.
+struct DeviceProps {
+  int id = 0;
+  std::string name;
+  int64_t total_global_mem = 0;
+  int compute_major = 0, compute_minor = 0;
+  int max_threads_per_block = 0, max_threads_per_sm = 0;
+  int regs_per_block = 0, warp_size = 0;
+  int64_t shared_mem_per_block = 0;
+  int num_sms = 0;
+  int regs_per_sm = 0;
+  int64_t shared_mem_per_block_optin = 0, shared_mem_per_sm = 0;
+};
+
+struct Trace {
+  std::vector<DeviceProps> devices;
+  std::map<std::string, std::string> metadata;  // extra top-level keys, values as JSON text (e.g. "cupti_version": "130001")
+  std::string process_name = "ladder";
+  int64_t pid = 0;                // the CPU process
+  int64_t base_time_ns = 0;       // ts in the file are written relative to this (Kineto: now floored to 3 months)
+  int64_t window_start_ns = 0;    // the capture window (metadata events are stamped with its start)
+  int64_t window_end_ns = 0;
+  std::vector<Event> events;      // X events only; flows are derived from `correlation`, metadata from pid/tid
+  std::string name;               // traceName
+};
+
+// The one definition of "a launch call": an API call that puts a kernel or a whole graph on a stream
+// (cudaLaunchKernel*, cudaLaunchCooperativeKernel*, cuLaunchKernel*, cuLaunchCooperativeKernel*, cudaGraphLaunch,
+// cuGraphLaunch, and nvcc's __cudaLaunchKernel). Copies and sets (cudaMemcpyAsync, ...) are API calls but not launches.
+bool is_launch_call(const Event& e);
+// cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize (and their driver twins): the CPU waits for the GPU.
+bool is_sync_call(const Event& e);
+
+// ---- JSON (json.cpp) -------------------------------------------------------------------------------------------- -------------------------------------------------------------------------------------
+// Writes the Kineto/PyTorch trace format: top-level keys as Kineto orders them, ts/dur in microseconds printed from
+// integer nanoseconds as "us.nnn" relative to base_time_ns, names JSON-escaped, an ac2g flow pair ("s" on the launch
+// call, "f" with "bp":"e" on the kernel/memcpy/memset, numeric id = correlation) for every GPU activity whose launch
+// call is in the trace, process/thread metadata events ("CPU", "GPU 0", "stream 7 ").
+std::string trace_to_json(const Trace& trace);
+// Writes to `path` through a temporary file and a rename, so a crash never leaves half a JSON. Throws TraceError.
+void save_trace(const Trace& trace, const std::string& path);
+// Reads a trace file written by us or by torch.profiler back into the model. Events with non-numeric pid/tid
+// (Kineto's bookkeeping lanes) and metadata events are skipped. Throws TraceError with the path on failure.
+Trace load_trace(const std::string& path);
+
+}  // namespace ladder
