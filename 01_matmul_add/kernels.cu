@@ -31,13 +31,18 @@ __global__ void add_bias_plain(const T* __restrict__ a, const T* __restrict__ b,
   if (i < n) y[i] = from_float<T>(to_float(a[i]) + to_float(b[i % cols]));
 }
 
+// Like every launcher: any n >= 0 (n = 0 launches nothing: a grid of zero blocks is a launch error), and the launch
+// is checked, so a bad configuration fails here and not in whatever CUDA call comes next.
 template <class T>
 void launch_plain_t(const void* a, const void* b, void* y, int64_t rows, int64_t cols, cudaStream_t stream) {
   const int64_t n = rows * cols;
+  if (n == 0) return;
   const int threads = 256;
   const int64_t blocks = (n + threads - 1) / threads;
+  if (blocks > 0x7fffffff) throw ladder::Error("add: tensor too large for one launch");
   add_bias_plain<T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
       static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n, cols);
+  CUDA_CHECK_LAUNCH();
 }
 
 void launch_plain(const void* a, const void* b, void* y, int64_t rows, int64_t cols, ladder::DType dtype,
@@ -67,11 +72,10 @@ void add(const ladder::Tensor& a, const ladder::Tensor& bias, const ladder::Tens
     throw Error("add: bias must be a contiguous vector of " + std::to_string(a.size(1)) + " elements, got " +
                 ladder::shape_str(bias.shape));
   if (a.dtype != bias.dtype || a.dtype != out.dtype) throw Error("add: a, bias and out must share a dtype");
-  if (a.numel() == 0) return;
-  if ((a.numel() + 255) / 256 > 0x7fffffff) throw Error("add: tensor too large for one launch");
+  ladder::require_no_partial_overlap("add", "a", out, a);
+  ladder::require_no_partial_overlap("add", "bias", out, bias);
   ladder::find_variant(add_variants(), variant, "add")
       .launch(a.data, bias.data, out.data, a.size(0), a.size(1), a.dtype, ladder::current_stream());
-  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace ch01

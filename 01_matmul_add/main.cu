@@ -27,29 +27,28 @@ int main(int argc, char** argv) {
   CommonOptions common;
   CLI::App app{"01_matmul_add: y = x @ w + b as matmul + add (or one addmm with --fused)"};
   app.add_option("--size", size, "x and w are size x size, b has size elements")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->check(int_range(1, int64_t{1} << 20))
       ->capture_default_str();
   app.add_option("--dtype", dtype_name_opt, "float32 or bf16")
       ->check(CLI::IsMember({"float32", "bf16"}))
       ->capture_default_str();
   app.add_flag("--fused", fused, "one addmm: the bias add moves into the GEMM's epilogue");
   app.add_flag("--warmup", warmup, "run a few forwards before profiling, so one-time costs stay out of the trace");
-  app.add_option("--kernel", kernel, "which variant of the add kernel")->capture_default_str();
+  app.add_option("--kernel", kernel, "variant of the add kernel: " + variant_names(ch01::add_variants()))
+      ->capture_default_str();
   add_common_options(app, common, "--warmup-steps");
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
     find_variant(ch01::add_variants(), kernel, "add");  // a bad --kernel is a usage error, before any GPU work
-    ensure_writable_dir(common.trace_dir);
-    const GpuInfo gpu = start_on_gpu();
+    const GpuInfo gpu = start_on_gpu(common);
     const DType dt = parse_dtype(dtype_name_opt);
     const int64_t n = size;
     require_fits({{n, n}, {n, n}, {n}, {n, n}, {n, n}}, dt);
 
-    const auto hx = random_values(n * n, common.seed + 1, dt);
-    const auto hw = random_values(n * n, common.seed + 2, dt);
-    const auto hb = random_values(n, common.seed + 3, dt);
-    const Tensor x = to_device(hx, {n, n}, dt), w = to_device(hw, {n, n}, dt), b = to_device(hb, {n}, dt);
+    // Random inputs made on the GPU; the CPU recomputes the values it needs (random_value).
+    const uint64_t sx = common.seed + 1, sw = common.seed + 2, sb = common.seed + 3;
+    const Tensor x = random_tensor({n, n}, sx, dt), w = random_tensor({n, n}, sw, dt), b = random_tensor({n}, sb, dt);
     const Tensor xw = empty({n, n}, dt), y = empty({n, n}, dt);
 
     auto forward = [&] {
@@ -61,16 +60,29 @@ int main(int argc, char** argv) {
       }
     };
     auto check = [&] {
+      poison(xw);
       poison(y);
       forward();
-      // Rows of a GEMM are independent, so a sample of rows (all of them up to 64) checks a 4096 x 4096 output in
-      // about a second; every element must still be finite.
-      const CompareResult r = compare_rows(
-          to_host(y), n, n,
-          [&](int64_t m, double* out) { ref::matmul_row(&hx[m * n], hw.data(), hb.data(), n, n, out); },
-          tolerance_for(dt, n));
-      require_match(r, fused ? "addmm" : "matmul + add");
-      fmt::print("check: {}\n", r.report);
+      // Rows and columns of a GEMM are independent, so a sample of both (every element for small sizes) checks a
+      // 4096 x 4096 output well within a second; every element must still be finite.
+      const OutputSample sample = sample_output(n, n, n, n);
+      std::vector<std::vector<float>> w_cols;  // the columns of w the sampled columns need
+      for (int64_t j : sample.cols) {
+        w_cols.emplace_back(n);
+        for (int64_t k = 0; k < n; ++k) w_cols.back()[k] = random_value(sw, k * n + j, dt);
+      }
+      std::vector<float> x_row(n);
+      const std::string r = check_output(
+          y, n, n, sample,
+          [&](int64_t m, const std::vector<int64_t>& cols, double* ref) {
+            for (int64_t k = 0; k < n; ++k) x_row[k] = random_value(sx, m * n + k, dt);
+            for (size_t c = 0; c < cols.size(); ++c) {
+              const float bias = random_value(sb, cols[c], dt);
+              ref::matmul_row(x_row.data(), w_cols[c].data(), &bias, n, 1, &ref[c]);
+            }
+          },
+          tolerance_for(dt, n), fused ? "addmm" : "matmul + add");
+      fmt::print("check: {}\n", r);
     };
 
     // The blog's --warmup: run the forward (and the check) before profiling, so one-time costs (lazy module loading,

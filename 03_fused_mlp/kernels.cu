@@ -171,6 +171,8 @@ void gelu_mul(const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Te
   ladder::require_flat(ladder::DType::BF16, "gelu_mul", "first input", g, g.numel());
   ladder::require_flat(ladder::DType::BF16, "gelu_mul", "second input", u, g.numel());
   ladder::require_flat(ladder::DType::BF16, "gelu_mul", "output", out, g.numel());
+  ladder::require_no_partial_overlap("gelu_mul", "the first input", out, g);
+  ladder::require_no_partial_overlap("gelu_mul", "the second input", out, u);
   v.launch(g.ptr<bf16>(), u.ptr<bf16>(), out.ptr<bf16>(), g.numel(), ladder::current_stream());
 }
 

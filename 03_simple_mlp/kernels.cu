@@ -245,6 +245,7 @@ void gelu(const ladder::Tensor& g, const ladder::Tensor& h, const std::string& v
   const GeluVariant& v = find_gelu_variant(variant);
   ladder::require_flat(ladder::DType::BF16, "gelu", "input", g, g.numel());
   ladder::require_flat(ladder::DType::BF16, "gelu", "output", h, g.numel());
+  ladder::require_no_partial_overlap("gelu", "the input", h, g);
   v.launch(g.ptr<bf16>(), h.ptr<bf16>(), g.numel(), ladder::current_stream());
 }
 
@@ -254,6 +255,8 @@ void mul(const ladder::Tensor& a, const ladder::Tensor& b, const ladder::Tensor&
   ladder::require_flat(ladder::DType::BF16, "mul", "first input", a, a.numel());
   ladder::require_flat(ladder::DType::BF16, "mul", "second input", b, a.numel());
   ladder::require_flat(ladder::DType::BF16, "mul", "output", out, a.numel());
+  ladder::require_no_partial_overlap("mul", "the first input", out, a);
+  ladder::require_no_partial_overlap("mul", "the second input", out, b);
   v.launch(a.ptr<bf16>(), b.ptr<bf16>(), out.ptr<bf16>(), a.numel(), ladder::current_stream());
 }
 

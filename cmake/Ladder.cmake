@@ -7,6 +7,33 @@ function(ladder_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --expt-relaxed-constexpr -lineinfo>)
 endfunction()
 
+# Precompiled headers: CLI11, fmt and GoogleTest are header-only and heavy, and many files include them; with these
+# they are parsed once per build instead of once per file, which is most of a cold build on a 2-core machine. Two
+# small targets build them, and every other target reuses one (ladder_use_pch). -DLADDER_PCH=OFF turns them off.
+option(LADDER_PCH "Precompile the heavy third-party headers once per build" ON)
+if(LADDER_PCH)
+  add_library(ladder_pch_cli STATIC ${PROJECT_SOURCE_DIR}/cmake/pch.cpp)
+  target_link_libraries(ladder_pch_cli PRIVATE CLI11::CLI11 fmt::fmt)
+  target_precompile_headers(ladder_pch_cli PRIVATE <CLI/CLI.hpp> <fmt/format.h>)
+  if(BUILD_TESTING)
+    add_library(ladder_pch_test STATIC ${PROJECT_SOURCE_DIR}/cmake/pch.cpp)
+    target_link_libraries(ladder_pch_test PRIVATE GTest::gtest fmt::fmt)
+    target_precompile_headers(ladder_pch_test PRIVATE <gtest/gtest.h> <fmt/format.h>)
+  endif()
+  foreach(t ladder_pch_cli ladder_pch_test)
+    if(TARGET ${t})
+      ladder_warnings(${t})
+    endif()
+  endforeach()
+endif()
+
+# ladder_use_pch(TARGET cli|test): compile TARGET's C++ files with one of the shared precompiled headers.
+function(ladder_use_pch target which)
+  if(LADDER_PCH AND TARGET ladder_pch_${which})
+    target_precompile_headers(${target} REUSE_FROM ladder_pch_${which})
+  endif()
+endfunction()
+
 # A .cu file that defines no kernel and launches none (a chapter's main, most GPU tests) is host code: g++ compiles it
 # once, where nvcc would run a host pass plus a device pass per GPU architecture for nothing.
 function(ladder_host_only_cu)
@@ -20,7 +47,9 @@ function(ladder_host_only_cu)
   endforeach()
 endfunction()
 
-# A ctest that runs a chapter on the GPU: label `gpu`, and "skipped" on a machine without a GPU.
+# A ctest that runs a chapter on the GPU: label `gpu`, and "skipped" on a machine without a GPU, where the chapter says
+# "no CUDA GPU was found". Its script (cmake/no_gpu.cmake) fails instead, without that phrase, under
+# LADDER_REQUIRE_GPU=1: every GPU machine sets it, so a GPU the tests cannot see fails the run instead of skipping it.
 function(ladder_gpu_test_properties)
   set_tests_properties(${ARGN} PROPERTIES LABELS gpu SKIP_REGULAR_EXPRESSION "no CUDA GPU was found")
 endfunction()
@@ -36,6 +65,7 @@ function(ladder_test name)
   add_executable(${name} ${T_SOURCES})
   ladder_warnings(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  ladder_use_pch(${name} test)
   target_compile_definitions(${name} PRIVATE LADDER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   if(T_GPU)
     gtest_discover_tests(${name} PROPERTIES LABELS gpu DISCOVERY_TIMEOUT 60)
@@ -73,7 +103,7 @@ function(add_chapter name)
   add_executable(${name} ${dir}/main.cu)
   ladder_warnings(${name})
   target_link_libraries(${name} PRIVATE ${libs})
-  target_compile_definitions(${name} PRIVATE LADDER_CHAPTER="${name}")
+  ladder_use_pch(${name} cli)
   install(TARGETS ${name} RUNTIME DESTINATION bin)
 
   ladder_library_tests(${name} ${dir} ${libs})
@@ -83,21 +113,45 @@ function(add_chapter name)
   endif()
 endfunction()
 
-# ladder_expect(NAME EXIT CODE REGEX COMMAND...): a ctest that runs a command and checks its exit status and output.
+# ladder_expect(NAME EXIT CODE REGEX COMMAND... [LABEL gpu] [ABSENT PATH]): a ctest that runs a command and checks
+# its exit status and output (and, with ABSENT, that PATH, removed first, still does not exist afterwards).
 function(ladder_expect test_name)
   if(NOT BUILD_TESTING)
     return()
   endif()
-  cmake_parse_arguments(E "" "EXIT;REGEX;LABEL" "COMMAND" ${ARGN})
+  cmake_parse_arguments(E "" "EXIT;REGEX;LABEL;ABSENT" "COMMAND" ${ARGN})
   if(NOT E_LABEL)
     set(E_LABEL cpu)
   endif()
+  set(gpu_test 0)
+  if(E_LABEL STREQUAL "gpu")
+    set(gpu_test 1)
+  endif()
   add_test(NAME ${test_name}
     COMMAND ${CMAKE_COMMAND} -DEXPECT_EXIT=${E_EXIT} "-DEXPECT_REGEX=${E_REGEX}" "-DCMD=${E_COMMAND}"
-            -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
-  if(E_LABEL STREQUAL "gpu")
+            -DGPU_TEST=${gpu_test} "-DABSENT=${E_ABSENT}" -P ${PROJECT_SOURCE_DIR}/cmake/expect.cmake)
+  if(gpu_test)
     ladder_gpu_test_properties(${test_name})
   else()
     set_tests_properties(${test_name} PROPERTIES LABELS ${E_LABEL})
   endif()
+endfunction()
+
+# ladder_chapter_trace(NAME COMMAND... [GRAPH]): a `gpu` ctest that runs a chapter end to end, writing its trace into a
+# folder of its own under the build folder, and checks the trace with ladder_check_trace (--graph traces with the
+# checker's allowance for graph replays).
+function(ladder_chapter_trace test_name)
+  if(NOT BUILD_TESTING)
+    return()
+  endif()
+  cmake_parse_arguments(E "GRAPH" "" "COMMAND" ${ARGN})
+  set(checker_args "")
+  if(E_GRAPH)
+    set(checker_args --graph)
+  endif()
+  add_test(NAME ${test_name}
+    COMMAND ${CMAKE_COMMAND} "-DCMD=${E_COMMAND}" -DDIR=${CMAKE_BINARY_DIR}/test-traces/${test_name}
+            -DCHECKER=$<TARGET_FILE:ladder_check_trace> "-DCHECKER_ARGS=${checker_args}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/chapter_trace.cmake)
+  ladder_gpu_test_properties(${test_name})
 endfunction()

@@ -1,10 +1,22 @@
-# Runs CMD (a ;-list), then checks its exit status equals EXPECT_EXIT and its output matches EXPECT_REGEX.
+# Runs CMD (a ;-list), then checks its exit status equals EXPECT_EXIT and its output matches EXPECT_REGEX. With
+# GPU_TEST set, a command that found no GPU is a skip, or a failure under LADDER_REQUIRE_GPU=1 (no_gpu.cmake).
+# With ABSENT set, that path is removed first and must still not exist afterwards (nothing created it).
+include(${CMAKE_CURRENT_LIST_DIR}/no_gpu.cmake)
+if(ABSENT)
+  file(REMOVE_RECURSE "${ABSENT}")
+endif()
 execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
+if(GPU_TEST)
+  ladder_stop_if_no_gpu("${all}" "the command")
+endif()
 if(NOT "${rc}" STREQUAL "${EXPECT_EXIT}")
   message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_EXIT}; output:\n${all}")
 endif()
 if(NOT "${all}" MATCHES "${EXPECT_REGEX}")
   message(FATAL_ERROR "output does not match '${EXPECT_REGEX}':\n${all}")
+endif()
+if(ABSENT AND EXISTS "${ABSENT}")
+  message(FATAL_ERROR "${ABSENT} exists, but the command should not have created it; output:\n${all}")
 endif()
 message(STATUS "ok: exit ${rc}; output:\n${all}")

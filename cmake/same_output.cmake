@@ -1,7 +1,10 @@
 # Runs two commands (CMD_A, CMD_B: ;-lists) that each print "output checksum: 0x...", and checks the checksums are
-# equal: the two programs produced bit-identical outputs. Skipped (ctest SKIP_REGULAR_EXPRESSION) without a GPU.
+# equal: the two programs produced bit-identical outputs. Without a GPU: skipped, or failed under
+# LADDER_REQUIRE_GPU=1 (no_gpu.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/no_gpu.cmake)
 foreach(which A B)
   execute_process(COMMAND ${CMD_${which}} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  ladder_stop_if_no_gpu("${out}${err}" "command ${which}")
   message(STATUS "${out}${err}")
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "command ${which} exited ${rc}")

@@ -3,12 +3,13 @@
 
 #include "chapter/compare.h"
 #include "gpu/device.h"
+#include "gpu/tests/require_gpu.h"
 #include "kernels.cuh"
 
 using namespace ladder;
 
 TEST(Add, EveryVariantMatchesTheCpu) {
-  if (!gpu_available()) GTEST_SKIP() << "no CUDA GPU";
+  SKIP_WITHOUT_GPU();
   uint64_t seed = 100;
   for (const auto& v : ch01::add_variants()) {
     for (DType dt : {DType::F32, DType::BF16}) {
@@ -29,8 +30,36 @@ TEST(Add, EveryVariantMatchesTheCpu) {
 }
 
 TEST(Add, BadShapesAreRefused) {
-  if (!gpu_available()) GTEST_SKIP() << "no CUDA GPU";
+  SKIP_WITHOUT_GPU();
   const Tensor a = empty({4, 8}, DType::F32), b = empty({7}, DType::F32), y = empty({4, 8}, DType::F32);
   EXPECT_THROW(ch01::add(a, b, y), Error);
   EXPECT_THROW(ch01::add(a, empty({8}, DType::F32), y, "no-such-variant"), UsageError);
+}
+
+// Every launcher accepts an empty input (launching nothing) and checks its own launch, like the 03 launchers: here a
+// grid too large for one launch must throw from the launcher, not surface in some later CUDA call.
+TEST(Add, LaunchersTakeEmptyInputsAndCheckTheirLaunch) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& v : ch01::add_variants()) {
+    for (DType dt : {DType::F32, DType::BF16}) {
+      EXPECT_NO_THROW(v.launch(nullptr, nullptr, nullptr, 0, 5, dt, nullptr)) << v.name;
+      EXPECT_NO_THROW(v.launch(nullptr, nullptr, nullptr, 5, 0, dt, nullptr)) << v.name;
+      EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.name;
+      EXPECT_THROW(v.launch(nullptr, nullptr, nullptr, int64_t{1} << 20, int64_t{1} << 20, dt, nullptr), Error)
+          << v.name;
+      EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.name;
+    }
+  }
+  const Tensor e = empty({0, 8}, DType::F32);
+  EXPECT_NO_THROW(ch01::add(e, empty({8}, DType::F32), e));
+}
+
+TEST(Add, PartialOverlapIsRefused) {
+  SKIP_WITHOUT_GPU();
+  const Tensor buf = empty({4 * 8 + 1}, DType::F32), b = empty({8}, DType::F32);
+  const Tensor a = view_of(buf.data, DType::F32, {4, 8});
+  const Tensor shifted = view_of(static_cast<float*>(buf.data) + 1, DType::F32, {4, 8});
+  EXPECT_THROW(ch01::add(a, b, shifted), Error);
+  EXPECT_NO_THROW(ch01::add(a, b, a));  // in place
+  CUDA_CHECK(cudaDeviceSynchronize());
 }

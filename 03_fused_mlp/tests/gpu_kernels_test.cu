@@ -182,4 +182,28 @@ TEST(FusedOps, RefuseWhatTheKernelsCannotHandle) {
   }
 }
 
+// n = 0 launches nothing (a grid of zero blocks would be a launch error) and leaves no error behind.
+TEST(FusedKernels, EmptyInputLaunchesNothing) {
+  SKIP_WITHOUT_GPU();
+  for (const ch03::GeluMulVariant& v : ch03::gelu_mul_variants()) {
+    EXPECT_NO_THROW(v.launch(nullptr, nullptr, nullptr, 0, nullptr)) << v.name;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.name;
+  }
+  const Tensor e = ladder::empty({0, 8}, DType::BF16);
+  EXPECT_NO_THROW(ch03::gelu_mul(e, e, e));
+}
+
+// The kernels mark their pointers __restrict__: an output shifted into an input is refused.
+TEST(FusedOps, PartialOverlapIsRefused) {
+  SKIP_WITHOUT_GPU();
+  const int64_t n = 4096;
+  const Tensor buf = ladder::empty({n + 1}, DType::BF16), u = ladder::empty({n}, DType::BF16);
+  const Tensor g = ladder::view_of(buf.data, DType::BF16, {n});
+  const Tensor shifted = ladder::view_of(static_cast<bf16*>(buf.data) + 1, DType::BF16, {n});
+  EXPECT_THROW(ch03::gelu_mul(g, u, shifted), ladder::Error);
+  EXPECT_THROW(ch03::gelu_mul(u, g, shifted), ladder::Error);
+  EXPECT_NO_THROW(ch03::gelu_mul(g, u, g));  // in place
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 }  // namespace

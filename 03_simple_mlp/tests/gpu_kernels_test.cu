@@ -23,6 +23,7 @@
 #include "gpu/check.h"
 #include "chapter/compare.h"
 #include "gpu/device.h"
+#include "gpu/ops.h"
 #include "chapter/reference.h"
 #include "gpu/tests/kernel_test_util.h"
 
@@ -255,6 +256,62 @@ TEST(EagerOps, RefuseWhatTheKernelsCannotHandle) {
       EXPECT_NE(what.find(v.name), std::string::npos) << "the message should list '" << v.name << "': " << what;
   }
   EXPECT_THROW(ch03::find_mul_variant("fastest"), ladder::UsageError);
+}
+
+// n = 0 launches nothing (a grid of zero blocks would be a launch error) and leaves no error behind.
+TEST(EagerKernels, EmptyInputLaunchesNothing) {
+  SKIP_WITHOUT_GPU();
+  for (const ch03::GeluVariant& v : ch03::gelu_variants()) {
+    EXPECT_NO_THROW(v.launch(nullptr, nullptr, 0, nullptr)) << v.name;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.name;
+  }
+  for (const ch03::MulVariant& v : ch03::mul_variants()) {
+    EXPECT_NO_THROW(v.launch(nullptr, nullptr, nullptr, 0, nullptr)) << v.name;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.name;
+  }
+  const Tensor e = ladder::empty({0, 8}, DType::BF16);
+  EXPECT_NO_THROW(ch03::gelu(e, e));
+  EXPECT_NO_THROW(ch03::mul(e, e, e));
+}
+
+// The kernels mark their pointers __restrict__: in place is fine, an output shifted into an input is refused.
+TEST(EagerOps, PartialOverlapIsRefusedInPlaceWorks) {
+  SKIP_WITHOUT_GPU();
+  const int64_t n = 4096;
+  const std::vector<float> x = ladder::random_values(n + 1, 6100, DType::BF16, -6.0f, 6.0f);
+  const Tensor buf = ladder::to_device(x, {n + 1}, DType::BF16);
+  const Tensor a = ladder::view_of(buf.data, DType::BF16, {n});
+  const Tensor shifted = ladder::view_of(static_cast<bf16*>(buf.data) + 1, DType::BF16, {n});
+  EXPECT_THROW(ch03::gelu(a, shifted), ladder::Error);
+  EXPECT_THROW(ch03::mul(a, a, shifted), ladder::Error);
+  for (const ch03::GeluVariant& v : ch03::gelu_variants()) {
+    const Tensor t = ladder::to_device(x, {n + 1}, DType::BF16);
+    const Tensor in_place = ladder::view_of(t.data, DType::BF16, {n});
+    ch03::gelu(in_place, in_place, v.name);
+    const std::vector<float> got = ladder::to_host(t);
+    EXPECT_TRUE(ladder::compare(std::vector<float>(got.begin(), got.begin() + n),
+                                gelu_reference(std::vector<float>(x.begin(), x.begin() + n)),
+                                ladder::tolerance_for(DType::BF16))
+                    .ok)
+        << v.name;
+  }
+}
+
+// Why the chapter poisons every intermediate: a kernel that writes only half of h leaves NaN there, the NaN flows
+// through mul and the down GEMM into y, and the chapter's finite check on all of y fails.
+TEST(EagerOps, AHalfWrittenIntermediateReachesTheOutput) {
+  SKIP_WITHOUT_GPU();
+  const int64_t rows = 16, dim = 64, hidden = 256;
+  const Tensor g = ladder::random_tensor({rows, hidden}, 1, DType::BF16);
+  const Tensor u = ladder::random_tensor({rows, hidden}, 2, DType::BF16);
+  const Tensor down = ladder::random_tensor({dim, hidden}, 3, DType::BF16, -0.06f, 0.06f);
+  const Tensor h = ladder::empty({rows, hidden}, DType::BF16), m = ladder::empty({rows, hidden}, DType::BF16);
+  const Tensor y = ladder::empty({rows, dim}, DType::BF16);
+  for (const Tensor* t : {&h, &m, &y}) ladder::poison(*t);
+  ch03::gelu_variants()[0].launch(g.ptr<bf16>(), h.ptr<bf16>(), rows * hidden / 2, nullptr);  // half of h
+  ch03::mul(h, u, m);
+  ladder::ops::linear(m, down, nullptr, y);
+  EXPECT_EQ(ladder::count_nonfinite(y).count, rows * dim / 2);  // every row of y that read an unwritten h
 }
 
 }  // namespace

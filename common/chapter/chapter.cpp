@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -38,6 +39,57 @@ GpuInfo start_on_gpu() {
   return g;
 }
 
+GpuInfo start_on_gpu(const CommonOptions& common) {
+  check_trace_dir(common.trace_dir);
+  GpuInfo g = start_on_gpu();
+  if (!common.check_only) ensure_writable_dir(common.trace_dir);
+  return g;
+}
+
+std::string check_output(const Tensor& out, int64_t M, int64_t N, const OutputSample& sample,
+                         const std::function<void(int64_t, const std::vector<int64_t>&, double*)>& ref_row,
+                         Tolerance tol, const std::string& what) {
+  if (out.numel() != M * N)
+    throw Error(fmt::format("{}: check_output: {} values, expected {} x {}", what, out.numel(), M, N));
+  std::vector<int64_t> flat;
+  for (int64_t m : sample.rows)
+    for (int64_t n : sample.cols) flat.push_back(m * N + n);
+  const std::vector<float> got = values_at(out, flat);
+  std::vector<double> ref(sample.cols.size());
+  CompareResult r;
+  std::string rows;
+  size_t i = 0;
+  for (int64_t m : sample.rows) {
+    ref_row(m, sample.cols, ref.data());
+    for (size_t c = 0; c < sample.cols.size(); ++c, ++i) {
+      const double g = got[i], e = ref[c], err = std::fabs(g - e);
+      // Written so that NaN fails: !(err <= bound) is true for NaN.
+      const bool ok = std::isfinite(g) && err <= tol.atol + tol.rtol * std::fabs(e);
+      if (std::isfinite(g)) r.max_abs_err = std::max(r.max_abs_err, err);
+      if (!ok && r.mismatches++ < 5)
+        rows += fmt::format("  [{:>8}, {:>8}]  ref {:>14.7g}  got {:>14.7g}\n", m, sample.cols[c], e, g);
+    }
+  }
+  const NonFinite nf = count_nonfinite(out);
+  r.checked = static_cast<int64_t>(got.size());
+  r.ok = r.mismatches == 0 && nf.count == 0;
+  if (!r.ok) {
+    r.report = fmt::format("  {:>20}  {:>18}  {:>18}\n", "[row, column]", "ref", "got") + rows;
+    if (nf.count)
+      r.report += fmt::format("  {} of the {} values of the whole output are NaN or Inf (the first at [{}, {}])\n",
+                              nf.count, M * N, nf.first / N, nf.first % N);
+    r.mismatches += nf.count;
+    throw Error(fmt::format("{}: {} of the {} values checked differ from the CPU reference, or are NaN or Inf in the "
+                            "whole output\n{}",
+                            what, r.mismatches, r.checked, r.report));
+  }
+  const bool all = sample.size() == M * N;
+  return fmt::format("{} values ({}{} rows x {} columns) within atol {:g} + rtol {:g} * |ref| of the CPU reference "
+                     "(max abs error {:.3g}); all {} values finite",
+                     sample.size(), all ? "all: " : "", sample.rows.size(), sample.cols.size(), tol.atol, tol.rtol,
+                     r.max_abs_err, M * N);
+}
+
 std::string trace_path(const CommonOptions& common, const std::string& chapter, const std::string& suffix) {
   return common.trace_dir + "/" + chapter + (suffix.empty() ? "" : "_" + suffix) + (common.graph ? "_graph" : "") +
          ".json";
@@ -51,13 +103,22 @@ void write_trace(const Trace& trace, const std::string& path) {
 namespace {
 
 // Median of `runs` timings of fn() on the GPU, in milliseconds, with CUDA events right around it; `before` runs
-// ahead of each timing, outside it (an L2 flush, say).
-double median_ms(const std::function<void()>& fn, int runs, const std::function<void()>& before = {}) {
+// ahead of each timing, outside it (an L2 flush, say). Fewer runs (at least 3) when they would take more than about
+// two seconds, judged by the warm-up run; `used` gets the count.
+double median_ms(const std::function<void()>& fn, int runs, const std::function<void()>& before = {},
+                 int* used = nullptr) {
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<float> ms;
+  CUDA_CHECK(cudaEventRecord(start, current_stream()));
   fn();  // warm-up
+  CUDA_CHECK(cudaEventRecord(stop, current_stream()));
+  CUDA_CHECK(cudaEventSynchronize(stop));
+  float warm = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&warm, start, stop));
+  runs = std::clamp(static_cast<int>(2000.0 / std::max(warm, 1e-6f)), std::min(runs, 3), runs);
+  if (used) *used = runs;
   for (int i = 0; i < runs; ++i) {
     if (before) before();
     CUDA_CHECK(cudaEventRecord(start, current_stream()));
@@ -92,8 +153,8 @@ Ceilings measure_ceilings(DType dtype) {
   }
   c.gemm_n = dtype == DType::BF16 ? 8192 : 4096;
   const int64_t n = c.gemm_n;
-  Tensor a = to_device(random_values(n * n, 1, dtype), {n, n}, dtype);
-  Tensor b = to_device(random_values(n * n, 2, dtype), {n, n}, dtype);
+  Tensor a = random_tensor({n, n}, 1, dtype);
+  Tensor b = random_tensor({n, n}, 2, dtype);
   Tensor out = empty({n, n}, dtype);
   const double ms = median_ms([&] { ops::mm(a, b, out); }, 3);
   c.gemm_tflops = 2.0 * n * n * n / (ms * 1e-3) / 1e12;
@@ -150,10 +211,15 @@ void print_kernels(const Trace& trace, const GpuInfo& gpu) {
 }
 
 
-double host_time_us(const std::function<void()>& fn, int iters) {
+double host_time_us(const std::function<void()>& fn, int iters, int* used) {
   std::vector<double> us;
+  const auto w0 = std::chrono::steady_clock::now();
   fn();
   CUDA_CHECK(cudaDeviceSynchronize());
+  // A forward of a huge shape takes seconds on the GPU: stop after about two seconds of them.
+  const double one_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  iters = std::clamp(static_cast<int>(2.0 / std::max(one_s, 1e-9)), std::min(iters, 3), iters);
+  if (used) *used = iters;
   for (int i = 0; i < iters; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     fn();
@@ -199,19 +265,21 @@ void report(const Trace& trace, const GpuInfo& gpu, const CommonOptions& common,
   int l2 = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, gpu.id));
   const Tensor flush = empty({2 * int64_t(l2)}, DType::BF16);
-  const int runs = 50;
-  const double gpu_us = 1e3 * median_ms(forward, runs, [&] {
-                          CUDA_CHECK(cudaMemsetAsync(flush.data, 0, flush.nbytes(), current_stream()));
-                        });
+  int runs = 0;
+  const double gpu_us = 1e3 * median_ms(
+                                  forward, 50,
+                                  [&] { CUDA_CHECK(cudaMemsetAsync(flush.data, 0, flush.nbytes(), current_stream())); },
+                                  &runs);
   fmt::print("\nGPU time per forward: {:.1f} us (median of {}, CUDA events around the forward, L2 flushed before each)",
              gpu_us, runs);
 
-  const double eager = host_time_us(forward);
-  fmt::print("\nHost time per forward (median of 200, profiler off: measured after it detached CUPTI): {:.1f} us eager",
-             eager);
+  int iters = 0;
+  const double eager = host_time_us(forward, 200, &iters);
+  fmt::print("\nHost time per forward (median of {}, profiler off: measured after it detached CUPTI): {:.1f} us eager",
+             iters, eager);
   if (common.graph) {
     const CudaGraph graph(forward);
-    const double replay = host_time_us([&] { graph.launch(); });
+    const double replay = host_time_us([&] { graph.launch(); }, iters);
     fmt::print(", {:.1f} us replayed from a CUDA graph ({:.1f}x less)", replay, eager / replay);
   }
   fmt::print(

@@ -20,6 +20,18 @@ int run_main(const std::function<int()>& body);
 // Prints "GPU 0: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.1 GiB)". Throws the no-GPU error (exit 2) when there is
 // none, pointing at the committed reference traces.
 GpuInfo start_on_gpu();
+// What a chapter does first: checks --trace-dir without creating anything (a bad one fails before anything else),
+// finds the GPU as above, and then creates the trace folder (not with --check-only, which writes no trace).
+GpuInfo start_on_gpu(const CommonOptions& common);
+
+// Checks a forward's output on the GPU, `out` ([M, N] as a contiguous tensor of M * N elements), against a float64 CPU
+// reference on the elements `sample` picks (ref_row(m, cols, ref) writes the reference of row m at those columns), and
+// counts on the GPU that every one of its elements is finite (outputs are poisoned first, so an unwritten element
+// fails). Throws ladder::Error with the first mismatches; else returns the line the chapter prints after "check: ",
+// saying how many values were checked.
+std::string check_output(const Tensor& out, int64_t M, int64_t N, const OutputSample& sample,
+                         const std::function<void(int64_t m, const std::vector<int64_t>& cols, double* ref)>& ref_row,
+                         Tolerance tol, const std::string& what);
 
 // <trace-dir>/<chapter>_<suffix>[_graph].json, e.g. traces/02_linear_batch1024_in32_out64.json.
 std::string trace_path(const CommonOptions& common, const std::string& chapter, const std::string& suffix);
@@ -40,8 +52,9 @@ void report(const Trace& trace, const GpuInfo& gpu, const CommonOptions& common,
 void write_trace(const Trace& trace, const std::string& path);
 void print_kernels(const Trace& trace, const GpuInfo& gpu);
 
-// Median host time of one call of `fn` over `iters` calls: what the CPU spends issuing the work. Each call is followed
-// by a device synchronize outside the timed region, so the GPU never backs up into the measurement.
-double host_time_us(const std::function<void()>& fn, int iters = 200);
+// Median host time of one call of `fn` over up to `iters` calls (fewer when one call and its GPU work take long: the
+// calls stop after about two seconds, at least 3), what the CPU spends issuing the work; `used` gets the count. Each
+// call is followed by a device synchronize outside the timed region, so the GPU never backs up into the measurement.
+double host_time_us(const std::function<void()>& fn, int iters = 200, int* used = nullptr);
 
 }  // namespace ladder

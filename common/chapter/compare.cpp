@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpu/check.h"
@@ -79,6 +80,33 @@ CompareResult compare_rows(const std::vector<float>& got, int64_t M, int64_t N,
   if (r.ok && M > max_rows) r.report += fmt::format(" ({} of {} rows checked, all finite)", rows.size(), M);
   r.checked = static_cast<int64_t>(got.size());
   return r;
+}
+
+namespace {
+// n of the indices 0..size-1, evenly spaced, first and last included (all of them when n >= size).
+std::vector<int64_t> spaced(int64_t size, int64_t n) {
+  std::vector<int64_t> v;
+  if (n >= size) {
+    for (int64_t i = 0; i < size; ++i) v.push_back(i);
+  } else if (n == 1) {
+    v.push_back(0);
+  } else {
+    for (int64_t i = 0; i < n; ++i) v.push_back(i * (size - 1) / (n - 1));
+  }
+  return v;
+}
+}  // namespace
+
+OutputSample sample_output(int64_t M, int64_t N, double row_cost, double elem_cost, double budget) {
+  if (double(M) * (row_cost + double(N) * elem_cost) <= budget) return {spaced(M, M), spaced(N, N)};
+  int64_t rows = std::min<int64_t>(M, 64);
+  while (rows > 1 && rows * row_cost > budget / 2) rows /= 2;
+  int64_t cols = N;
+  if (elem_cost > 0) {
+    const double left = std::max(budget - rows * row_cost, 0.0) / (rows * elem_cost);
+    cols = std::clamp<int64_t>(static_cast<int64_t>(std::min(left, double(N))), 1, N);
+  }
+  return {spaced(M, rows), spaced(N, cols)};
 }
 
 void require_match(const CompareResult& r, const std::string& what) {

@@ -38,6 +38,17 @@ CompareResult compare(const std::vector<float>& got, const std::vector<double>& 
 CompareResult compare_rows(const std::vector<float>& got, int64_t M, int64_t N,
                            const std::function<void(int64_t, double*)>& ref_row, Tolerance tol, int64_t max_rows = 64);
 
+// Which elements of an [M, N] output a check recomputes on the CPU, when making the reference of a row costs `row_cost`
+// multiply-adds and each element of it `elem_cost` more: every element while that stays within `budget` (about 1e8:
+// well under a second), else up to 64 rows and as many columns as the budget allows (at least one of each), evenly
+// spaced with the first and last included. Rows of a GEMM are independent, and so are its columns, so a sample of both
+// checks every kernel tile the sample touches without recomputing a 100000 x 100000 output.
+struct OutputSample {
+  std::vector<int64_t> rows, cols;
+  int64_t size() const { return static_cast<int64_t>(rows.size() * cols.size()); }
+};
+OutputSample sample_output(int64_t M, int64_t N, double row_cost, double elem_cost, double budget = 1e8);
+
 // Throws ladder::Error ("<what>: 12 of 65536 values differ from the CPU reference" + the report) when !r.ok.
 void require_match(const CompareResult& r, const std::string& what);
 

@@ -5,9 +5,10 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
+#include <filesystem>
 
 #include "gpu/check.h"
+#include "gpu/random.h"
 
 namespace ladder {
 
@@ -104,11 +105,13 @@ std::vector<float> to_host(const Tensor& t) {
   return out;
 }
 
+float random_value(uint64_t seed, int64_t i, DType dtype, float lo, float hi) {
+  return round_to(dtype, uniform_at(seed, static_cast<uint64_t>(i), lo, hi));
+}
+
 std::vector<float> random_values(int64_t n, uint64_t seed, DType dtype, float lo, float hi) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = round_to(dtype, dist(rng));
+  for (int64_t i = 0; i < n; ++i) v[i] = random_value(seed, i, dtype, lo, hi);
   return v;
 }
 
@@ -157,13 +160,28 @@ bool gpu_available() {
   return err == cudaSuccess && count > 0;
 }
 
+std::string reference_traces_dir() {
+  // The source tree this binary was built from, when it is still there: a path that works from any folder.
+#ifdef LADDER_SOURCE_DIR
+  const std::filesystem::path dir = std::filesystem::path(LADDER_SOURCE_DIR) / "traces" / "reference" / "h100";
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return dir.string() + "/";
+#endif
+  return "traces/reference/h100/ in the ladder's source tree";
+}
+
 GpuInfo require_gpu() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     cudaGetLastError();
-    throw Error("no CUDA GPU was found (" + std::string(err == cudaSuccess ? "no devices" : cudaGetErrorString(err)) +
-                    "); the reference traces recorded on an H100 are in traces/reference/h100/",
+    // With no GPU (or no driver) the runtime answers cudaErrorNoDevice or cudaErrorInsufficientDriver ("CUDA driver
+    // version is insufficient"), which reads like advice to upgrade a driver on a machine that has no GPU at all. Say
+    // what is true; name any other error, which does mean something else.
+    const bool plain = err == cudaSuccess || err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver;
+    throw Error(std::string("no CUDA GPU was found") + (plain ? "" : std::string(" (") + cudaGetErrorName(err) + ")") +
+                    ". The traces we recorded on an H100, with what each chapter printed, are in " +
+                    reference_traces_dir(),
                 2);
   }
   int id = 0;

@@ -32,7 +32,21 @@ std::vector<float> to_host(const Tensor& t);  // contiguous tensors only
 uint64_t checksum(const Tensor& t);
 
 // Seeded uniform values in [lo, hi), already rounded to `dtype`, so the CPU reference sees exactly what the GPU sees.
+// Element i depends only on (seed, i) (gpu/random.h), so the three below agree: random_tensor makes a whole tensor on
+// the GPU in one kernel (no host copy, whatever its size), and the CPU recomputes just the elements it checks.
+float random_value(uint64_t seed, int64_t i, DType dtype, float lo = -1.0f, float hi = 1.0f);
 std::vector<float> random_values(int64_t n, uint64_t seed, DType dtype, float lo = -1.0f, float hi = 1.0f);
+Tensor random_tensor(const Shape& shape, uint64_t seed, DType dtype, float lo = -1.0f, float hi = 1.0f);
+
+// How many elements of a contiguous tensor are NaN or Inf, and the index of the first; counted on the GPU, so a check
+// covers every element of an output too large to copy to the host.
+struct NonFinite {
+  int64_t count = 0;
+  int64_t first = -1;
+};
+NonFinite count_nonfinite(const Tensor& t);
+// The values of a contiguous tensor at the given flat indices, gathered on the GPU.
+std::vector<float> values_at(const Tensor& t, const std::vector<int64_t>& flat);
 
 // The stream every op and kernel launches on, like PyTorch's current stream: the legacy default stream (0), except
 // while CudaGraph captures a forward on a stream of its own.
@@ -63,6 +77,10 @@ struct GpuInfo {
   double peak_bandwidth_gbs = 0;  // from memory clock and bus width: a datasheet figure, labelled as such
   int l2_bytes = 0;
 };
+
+// Where the committed reference traces are, as a path that works from the current folder: absolute when the source
+// tree the binary was built from is still there.
+std::string reference_traces_dir();
 
 // True when the CUDA runtime sees at least one GPU.
 bool gpu_available();

@@ -27,13 +27,22 @@ namespace {
 
 // One cuBLASLt handle and one workspace for the whole program, made on first use (in the profiler's warmup step, so
 // their cost never lands in the active steps). The workspace lets cuBLASLt pick kernels that need scratch memory.
+// One workspace is enough only while no two GEMMs run at once: see require_one_stream below.
 struct Blas {
   cublasLtHandle_t handle = nullptr;
   void* workspace = nullptr;
   size_t workspace_bytes = 32u << 20;
   Blas() {
-    CUBLAS_CHECK(cublasLtCreate(&handle));
-    CUDA_CHECK(cudaMalloc(&workspace, workspace_bytes));
+    // The first GEMM of a program may come while a CUDA graph captures the forward (01_matmul_add --graph without
+    // --warmup), where cudaMalloc is refused in the default capture mode although it touches no stream. Relax the
+    // mode for these one-time calls, as PyTorch's allocator does, and restore it.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    const cublasStatus_t created = cublasLtCreate(&handle);
+    const cudaError_t allocated = cudaMalloc(&workspace, workspace_bytes);
+    CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    CUBLAS_CHECK(created);
+    CUDA_CHECK(allocated);
   }
   ~Blas() {
     cudaFree(workspace);
@@ -68,11 +77,43 @@ struct Preference {
   cublasLtMatmulPreference_t d = nullptr;
   explicit Preference(size_t workspace) {
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&d));
-    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(d, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                                                      sizeof(workspace)));
+    set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, workspace);
   }
   ~Preference() { cublasLtMatmulPreferenceDestroy(d); }
+  template <class T>
+  void set(cublasLtMatmulPreferenceAttributes_t attr, const T& value) {
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(d, attr, &value, sizeof(value)));
+  }
 };
+
+// The ladder runs every op on current_stream(): the legacy default stream, or a stream that is capturing a graph (which
+// records work and runs none; the graph is then replayed on the default stream). So GEMMs never run at the same time,
+// and the one workspace above is safe. Two streams running GEMMs at once would scribble over each other's scratch
+// memory (PyTorch keeps a workspace per stream for that reason); rather than corrupt results silently, refuse.
+void require_one_stream(cudaStream_t stream, const char* op) {
+  if (stream == nullptr) return;
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  CUDA_CHECK(cudaStreamIsCapturing(stream, &status));
+  if (status != cudaStreamCaptureStatusActive)
+    throw Error(fmt::format("{}: GEMMs run on the default stream (or one capturing a graph) only, because they share "
+                            "one cuBLASLt workspace; give each stream its own workspace before running them elsewhere",
+                            op));
+}
+
+// For out = 0 or bias (K = 0: a sum of no terms): zeros, or the bias copied into row 0 and then doubled row block by
+// row block (log2(M) copies).
+void fill_without_gemm(const Tensor* bias, const Tensor& out, cudaStream_t stream) {
+  if (!bias) {
+    CUDA_CHECK(cudaMemsetAsync(out.data, 0, out.nbytes(), stream));
+    return;
+  }
+  const int64_t M = out.size(0);
+  const size_t row = out.nbytes() / M;
+  char* p = static_cast<char*>(out.data);
+  CUDA_CHECK(cudaMemcpyAsync(p, bias->data, row, cudaMemcpyDeviceToDevice, stream));
+  for (int64_t done = 1; done < M; done *= 2)
+    CUDA_CHECK(cudaMemcpyAsync(p + done * row, p, std::min(done, M - done) * row, cudaMemcpyDeviceToDevice, stream));
+}
 
 void check_2d(const Tensor& t, const char* what, const char* op) {
   if (t.dim() != 2) throw Error(fmt::format("{}: {} must be 2-D, got {}", op, what, shape_str(t.shape)));
@@ -99,6 +140,11 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor* bias, const Tensor& ou
       throw Error(fmt::format("{}: bias must be a contiguous {} vector of {} elements, got {}", op,
                               dtype_name(out.dtype), N, shape_str(bias->shape)));
   }
+  // Empty dims, like torch: an [M, 0] or [0, N] output has nothing to compute; with K = 0 each output is a sum of no
+  // terms, so 0 (+ bias). cuBLASLt is not asked about either.
+  if (M == 0 || N == 0) return;
+  if (K == 0) return fill_without_gemm(bias, out, current_stream());
+  require_one_stream(current_stream(), op);
   const GemmOperand opA = gemm_operand(b), opB = gemm_operand(a);
 
   MatmulDesc desc;
@@ -121,20 +167,52 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor* bias, const Tensor& ou
 
   Blas& bl = blas();
   Preference pref(bl.workspace_bytes);
+  // Tell cuBLASLt how aligned the pointers really are, as PyTorch does. Without this it assumes 256 bytes (what
+  // cudaMalloc returns) and may pick a kernel whose 16-byte loads fault, or read the wrong bytes, on a view that
+  // starts inside its buffer.
+  pref.set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, pointer_alignment(b.data));
+  pref.set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, pointer_alignment(a.data));
+  pref.set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, pointer_alignment(out.data));
+  pref.set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, pointer_alignment(out.data));
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(bl.handle, desc.d, la.d, lb.d, lc.d, lc.d, pref.d, 1, &result, &found));
-  if (found == 0)
-    throw Error(
-        fmt::format("{}: cuBLASLt has no kernel for {} a {} @ b {} (flags {}); for bf16 every row must start "
-                    "on a 16-byte boundary, so K and N should be multiples of 8",
-                    op, dtype_name(a.dtype), shape_str(a.shape), shape_str(b.shape), gemm_flags(a, b)));
+  if (found == 0) throw Error(no_kernel_message(op, a, b, out));
   const float alpha = 1.0f, beta = 0.0f;
   CUBLAS_CHECK(cublasLtMatmul(bl.handle, desc.d, &alpha, b.data, la.d, a.data, lb.d, &beta, out.data, lc.d, out.data,
                               lc.d, &result.algo, bl.workspace, bl.workspace_bytes, current_stream()));
 }
 
 }  // namespace
+
+uint32_t pointer_alignment(const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  uint32_t al = 1;
+  while (al < 256 && a % (2 * al) == 0) al *= 2;
+  return al;
+}
+
+std::string no_kernel_message(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  // What cuBLASLt's kernels need that a view may not give: each operand's rows starting on 16-byte boundaries (its
+  // leading dimension in bytes) and its first element at a 16-byte aligned address.
+  std::string why;
+  const size_t es = dtype_size(a.dtype);
+  const auto look = [&](const char* name, const Tensor& t, int64_t ld) {
+    if (ld * es % 16 != 0)
+      why += fmt::format("; {}'s rows start every {} bytes, not on 16-byte boundaries (a {} row needs a multiple of {} "
+                         "elements)",
+                         name, ld * es, dtype_name(t.dtype), 16 / es);
+    if (pointer_alignment(t.data) < 16)
+      why += fmt::format("; {} starts at an address aligned to only {} bytes", name, pointer_alignment(t.data));
+  };
+  look("a", a, gemm_operand(a).ld);
+  look("b", b, gemm_operand(b).ld);
+  look("out", out, out.size(1));
+  if (why.empty())
+    why = "; its layout looks ordinary (16-byte rows and addresses), so this cuBLASLt has no kernel for it";
+  return fmt::format("{}: cuBLASLt has no kernel for {} a {} @ b {} (flags {}){}", op, dtype_name(a.dtype),
+                     shape_str(a.shape), shape_str(b.shape), gemm_flags(a, b), why);
+}
 
 GemmOperand gemm_operand(const Tensor& x) {
   if (x.dim() != 2) throw Error("gemm operand must be 2-D, got " + shape_str(x.shape));

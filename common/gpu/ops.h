@@ -8,6 +8,7 @@
 // trace shows only the work itself.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 
@@ -36,8 +37,10 @@ Tensor t(const Tensor& a);
 // reshape: a view with another shape (contiguous input). Recorded as an op; launches nothing.
 Tensor reshape(const Tensor& a, const Shape& shape);
 
-// out[M,N] = a[M,K] @ b[K,N], on cuBLASLt. `a` and `b` may be row-major or transposed views (one stride 1); the
-// transpose flags come from the strides. `out` must be contiguous.
+// out[M,N] = a[M,K] @ b[K,N], on cuBLASLt. `a` and `b` may be row-major or transposed views (one stride 1), starting
+// anywhere in their buffers; the transpose flags come from the strides. `out` must be contiguous. Like torch, M = 0 or
+// N = 0 computes nothing and K = 0 writes zeros (addmm: the bias), without calling cuBLASLt. GEMMs run on
+// current_stream() only (the default stream, or one capturing a graph): they share one workspace.
 void mm(const Tensor& a, const Tensor& b, const Tensor& out);
 // out[M,N] = a[M,K] @ b[K,N] + bias[N], with the bias add in the GEMM's epilogue (CUBLASLT_EPILOGUE_BIAS): one kernel.
 void addmm(const Tensor& bias, const Tensor& a, const Tensor& b, const Tensor& out);
@@ -56,6 +59,12 @@ struct GemmOperand {
 };
 // Chooses the flags for a 2-D view; throws ladder::Error if neither stride is 1 (torch would copy; we refuse).
 GemmOperand gemm_operand(const Tensor& a);
+
+// The largest power of two dividing the address, at most 256: what cuBLASLt is told about each operand's alignment.
+uint32_t pointer_alignment(const void* p);
+// The error when cuBLASLt has no kernel for out = a @ b: the shapes, the flags, and what about the operands' rows or
+// addresses rules its kernels out.
+std::string no_kernel_message(const char* op, const Tensor& a, const Tensor& b, const Tensor& out);
 
 // The flags cuBLAS gets for out = a @ b with row-major output, in cuBLAS's order (the weight-like operand first).
 // For linear's a = x, b = w.t() this is "TN": the letters that show up in the GEMM kernel's name.

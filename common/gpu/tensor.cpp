@@ -102,6 +102,15 @@ void require_flat(DType dtype, const char* op, const char* arg, const Tensor& t,
                 std::to_string(numel));
 }
 
+void require_no_partial_overlap(const char* op, const char* arg, const Tensor& out, const Tensor& in) {
+  const auto a = reinterpret_cast<uintptr_t>(out.data), b = reinterpret_cast<uintptr_t>(in.data);
+  const size_t na = out.nbytes(), nb = in.nbytes();
+  if (na == 0 || nb == 0 || a + na <= b || b + nb <= a) return;  // disjoint
+  if (a == b && na == nb) return;                                // in place
+  throw Error(std::string(op) + ": the output overlaps " + arg +
+              " in part; an output must be the input itself (in place) or share no memory with it");
+}
+
 Tensor view_of(void* data, DType dtype, Shape shape) {
   Tensor t;
   t.data = data;

@@ -29,4 +29,12 @@ const Variant<Launch>& find_variant(const std::vector<Variant<Launch>>& list, co
   throw UsageError(std::string("--kernel: no ") + kernel + " variant named '" + name + "' (have: " + names + ")");
 }
 
+// "plain, vec, vec_x2": the names, for an option's --help.
+template <class Launch>
+std::string variant_names(const std::vector<Variant<Launch>>& list) {
+  std::string names;
+  for (const auto& v : list) names += std::string(names.empty() ? "" : ", ") + v.name;
+  return names;
+}
+
 }  // namespace ladder

@@ -17,15 +17,18 @@ struct Parsed {
   int64_t batch;
   CommonOptions common;
 };
+std::string captured_out;  // stdout of the last parse
 Parsed parse(std::vector<const char*> args) {
   Parsed p{};
   p.batch = 1024;
   CLI::App app{"test"};
-  app.add_option("--batch", p.batch)->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
+  app.add_option("--batch", p.batch)->check(int_range(1, kMaxDim));
   add_common_options(app, p.common);
   args.insert(args.begin(), "chapter");
   testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
   p.rc = parse_options(app, static_cast<int>(args.size()), args.data());
+  captured_out = testing::internal::GetCapturedStdout();
   p.err = testing::internal::GetCapturedStderr();
   return p;
 }
@@ -68,11 +71,56 @@ TEST(Cli, BadValuesAreOneLineNamingTheOption) {
 }
 
 TEST(Cli, HelpExitsZero) {
-  testing::internal::CaptureStdout();
   const Parsed p = parse({"--help"});
-  const std::string out = testing::internal::GetCapturedStdout();
   EXPECT_EQ(p.rc, 0);
-  EXPECT_NE(out.find("--trace-dir"), std::string::npos);
+  EXPECT_NE(captured_out.find("--trace-dir"), std::string::npos);
+}
+
+TEST(Cli, HelpAfterABadOptionPrintsTheHelp) {
+  for (auto args : std::vector<std::vector<const char*>>{{"--batch", "0", "--help"}, {"--nope", "-h"}}) {
+    const Parsed p = parse(args);
+    EXPECT_EQ(p.rc, 0) << p.err;
+    EXPECT_NE(captured_out.find("--trace-dir"), std::string::npos) << captured_out;
+    EXPECT_EQ(p.err, "");
+  }
+}
+
+TEST(Cli, RangeMessagesAreExactAndShort) {
+  for (auto [args, want] : std::vector<std::pair<std::vector<const char*>, std::string>>{
+           {{"--batch", "1e9"}, "error: --batch: must be an integer from 1 to 2147483647, got 1e9\n"},
+           {{"--batch", "2147483648"}, "error: --batch: must be an integer from 1 to 2147483647, got 2147483648\n"},
+           {{"--batch", "99999999999999999999"},
+            "error: --batch: must be an integer from 1 to 2147483647, got 99999999999999999999\n"},
+           {{"--wait", "-1"}, "error: --wait: must be an integer from 0 to 1000, got -1\n"},
+           {{"--active", "1001"}, "error: --active: must be an integer from 1 to 1000, got 1001\n"},
+       }) {
+    const Parsed p = parse(args);
+    EXPECT_EQ(p.rc, 2);
+    EXPECT_EQ(p.err, want);
+  }
+  const Parsed ok = parse({"--batch", "2147483647"});
+  EXPECT_EQ(ok.rc, -1) << ok.err;
+  EXPECT_EQ(ok.batch, 2147483647);
+}
+
+TEST(Cli, SeedIsAnyUnsigned64BitNumberAndNeverNegative) {
+  const Parsed p = parse({"--seed", "18446744073709551615"});
+  EXPECT_EQ(p.rc, -1) << p.err;
+  EXPECT_EQ(p.common.seed, 18446744073709551615ull);
+  for (const char* bad : {"-1", "18446744073709551616", "1.5"}) {
+    const Parsed q = parse({"--seed", bad});
+    EXPECT_EQ(q.rc, 2) << bad;
+    EXPECT_EQ(q.err,
+              std::string("error: --seed: must be an integer from 0 to 18446744073709551615, got ") + bad + "\n");
+  }
+}
+
+TEST(Cli, CheckTraceDirCreatesNothing) {
+  const auto dir = std::filesystem::temp_directory_path() / "ladder-cli-check" / "a" / "b";
+  std::filesystem::remove_all(dir.parent_path().parent_path());
+  EXPECT_NO_THROW(check_trace_dir(dir.string()));
+  EXPECT_FALSE(std::filesystem::exists(dir.parent_path().parent_path()));
+  EXPECT_THROW(check_trace_dir("/dev/null/traces"), UsageError);
 }
 
 TEST(Cli, TraceDirIsCreatedAndProbed) {

@@ -80,3 +80,24 @@ TEST(Tolerance, Bf16IsLooserThanFloat32) {
   EXPECT_GT(tolerance_for(DType::BF16).rtol, tolerance_for(DType::F32).rtol);
   EXPECT_GT(tolerance_for(DType::F32, 4096).atol, tolerance_for(DType::F32, 1).atol);
 }
+
+TEST(SampleOutput, EveryElementWhenCheapElseABoundedSpreadIncludingTheEdges) {
+  const OutputSample all = sample_output(1024, 64, 32, 32);
+  EXPECT_EQ(all.size(), 1024 * 64);
+  // 02_linear at 100000 x 100000 x 100000: a few hundred elements, first and last row and column included.
+  const int64_t n = 100000;
+  const OutputSample s = sample_output(n, n, n, n);
+  EXPECT_EQ(s.rows.size(), 64u);
+  EXPECT_GE(s.cols.size(), 1u);
+  EXPECT_EQ(s.rows.front(), 0);
+  EXPECT_EQ(s.rows.back(), n - 1);
+  EXPECT_EQ(s.cols.front(), 0);
+  if (s.cols.size() > 1) {
+    EXPECT_EQ(s.cols.back(), n - 1);
+  }
+  EXPECT_LE(double(s.rows.size()) * n + double(s.size()) * n, 1e8 * 1.01);
+  // A row whose reference costs more than the budget: still one row, every column.
+  const OutputSample one = sample_output(8192, 768, 1e10, 0);
+  EXPECT_EQ(one.rows.size(), 1u);
+  EXPECT_EQ(one.cols.size(), 768u);
+}

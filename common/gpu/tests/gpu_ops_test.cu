@@ -12,13 +12,11 @@
 #include "gpu/device.h"
 #include "gpu/ops.h"
 #include "chapter/reference.h"
+#include "gpu/tests/require_gpu.h"
 
 using namespace ladder;
 
 namespace {
-
-#define REQUIRE_GPU() \
-  if (!gpu_available()) GTEST_SKIP() << "no CUDA GPU"
 
 struct Case {
   int64_t M, K, N;
@@ -53,7 +51,7 @@ bool run_or_refused(const Case& c, DType dt, Op op) {
     const std::string msg = e.what();
     // A refusal is only acceptable for bf16 with K or N off the 8-element (16-byte) grid, and must say so.
     EXPECT_TRUE(dt == DType::BF16 && (c.K % 8 || c.N % 8)) << msg;
-    EXPECT_NE(msg.find("multiples of 8"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("not on 16-byte boundaries"), std::string::npos) << msg;
     return false;
   }
 }
@@ -65,10 +63,10 @@ uint64_t fresh_seed() {
 
 }  // namespace
 
-class OpsTest : public testing::TestWithParam<Case> {};
+class OpsTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OpsTest, LinearWithBiasIsOneAddmm) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   const Case c = GetParam();
   const DType dt = c.dt;
   const auto hx = random_values(c.M * c.K, fresh_seed(), dt), hw = random_values(c.N * c.K, fresh_seed(), dt),
@@ -82,7 +80,7 @@ TEST_P(OpsTest, LinearWithBiasIsOneAddmm) {
 }
 
 TEST_P(OpsTest, LinearWithoutBiasTakesTheMmPath) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   const Case c = GetParam();
   const DType dt = c.dt;
   const auto hx = random_values(c.M * c.K, fresh_seed(), dt), hw = random_values(c.N * c.K, fresh_seed(), dt);
@@ -95,7 +93,7 @@ TEST_P(OpsTest, LinearWithoutBiasTakesTheMmPath) {
 }
 
 TEST_P(OpsTest, MatmulAndAddmmOfRowMajorTensors) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   const Case c = GetParam();
   const DType dt = c.dt;
   const auto ha = random_values(c.M * c.K, fresh_seed(), dt), hb = random_values(c.K * c.N, fresh_seed(), dt),
@@ -115,7 +113,7 @@ TEST_P(OpsTest, MatmulAndAddmmOfRowMajorTensors) {
 }
 
 TEST_P(OpsTest, MatmulOfA3dInputReshapesToRows) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   const Case c = GetParam();
   const DType dt = c.dt;
   const int64_t batch = 2;
@@ -129,11 +127,11 @@ TEST_P(OpsTest, MatmulOfA3dInputReshapesToRows) {
   EXPECT_TRUE(r.ok) << r.report;
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest, testing::ValuesIn(all_cases()),
+INSTANTIATE_TEST_SUITE_P(Shapes, OpsTest, ::testing::ValuesIn(all_cases()),
                          [](const auto& info) { return case_name(info.param); });
 
 TEST(Ops, ShapeMismatchIsAClearError) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   const Tensor a = empty({4, 8}, DType::BF16), b = empty({9, 8}, DType::BF16), y = empty({4, 8}, DType::BF16);
   try {
     ops::mm(a, b, y);
@@ -144,7 +142,7 @@ TEST(Ops, ShapeMismatchIsAClearError) {
 }
 
 TEST(Device, TooLargeIsAClearErrorNotACrash) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   try {
     empty({int64_t{1} << 40, 1024}, DType::BF16);
     FAIL();
@@ -156,10 +154,115 @@ TEST(Device, TooLargeIsAClearErrorNotACrash) {
 }
 
 TEST(Device, PoisonIsNaNInBothDtypes) {
-  REQUIRE_GPU();
+  SKIP_WITHOUT_GPU();
   for (DType dt : {DType::F32, DType::BF16}) {
     const Tensor t = empty({5}, dt);
     poison(t);
     for (float v : to_host(t)) EXPECT_TRUE(std::isnan(v));
+  }
+}
+
+// A view that starts 2 bytes into its buffer (torch: x[:, 1:] and the like): cuBLASLt must be told the real alignment,
+// or it may pick a kernel whose 16-byte loads fault or read the wrong bytes.
+TEST(Ops, OffsetViewsGetTheirRealAlignment) {
+  SKIP_WITHOUT_GPU();
+  for (DType dt : {DType::BF16, DType::F32}) {
+    const int64_t M = 64, K = 64, N = 128;
+    const auto hx = random_values(M * K + 1, fresh_seed(), dt), hw = random_values(N * K + 1, fresh_seed(), dt),
+               hb = random_values(N + 1, fresh_seed(), dt);
+    const Tensor xbuf = to_device(hx, {M * K + 1}, dt), wbuf = to_device(hw, {N * K + 1}, dt),
+                 bbuf = to_device(hb, {N + 1}, dt), ybuf = empty({M * N + 1}, dt);
+    const size_t es = dtype_size(dt);
+    auto offset = [&](const Tensor& buf, Shape shape) {
+      return view_of(static_cast<char*>(buf.data) + es, dt, std::move(shape));
+    };
+    const Tensor x = offset(xbuf, {M, K}), W = offset(wbuf, {N, K}), y = offset(ybuf, {M, N});
+    const std::vector<float> x0(hx.begin() + 1, hx.end()), w0(hw.begin() + 1, hw.end());
+    for (bool bias : {false, true}) {
+      poison(ybuf);
+      const Tensor b = offset(bbuf, {N});
+      std::vector<float> b0;
+      if (bias) b0.assign(hb.begin() + 1, hb.end());
+      ASSERT_NO_THROW({
+        ops::linear(x, W, bias ? &b : nullptr, y);
+        CUDA_CHECK(cudaDeviceSynchronize());
+      }) << dtype_name(dt);
+      const std::vector<float> got = to_host(ybuf);
+      const CompareResult r = compare(std::vector<float>(got.begin() + 1, got.end()), ref::linear(x0, w0, b0, M, K, N),
+                                      tolerance_for(dt, K));
+      EXPECT_TRUE(r.ok) << dtype_name(dt) << (bias ? " with bias" : "") << "\n" << r.report;
+    }
+  }
+}
+
+// Empty dims, like torch: M = 0 or N = 0 computes nothing; K = 0 is a sum of no terms: zeros, or the bias.
+TEST(Ops, ZeroSizedDims) {
+  SKIP_WITHOUT_GPU();
+  for (DType dt : {DType::BF16, DType::F32}) {
+    EXPECT_NO_THROW(ops::mm(empty({0, 16}, dt), empty({16, 8}, dt), empty({0, 8}, dt)));
+    EXPECT_NO_THROW(ops::mm(empty({4, 16}, dt), empty({16, 0}, dt), empty({4, 0}, dt)));
+    EXPECT_NO_THROW(ops::addmm(empty({0}, dt), empty({4, 16}, dt), empty({16, 0}, dt), empty({4, 0}, dt)));
+    const Tensor y = empty({5, 3}, dt);
+    poison(y);
+    ASSERT_NO_THROW(ops::mm(empty({5, 0}, dt), empty({0, 3}, dt), y));
+    for (float v : to_host(y)) EXPECT_EQ(v, 0.0f);
+    const auto hb = random_values(3, fresh_seed(), dt);
+    poison(y);
+    ASSERT_NO_THROW(ops::addmm(to_device(hb, {3}, dt), empty({5, 0}, dt), empty({0, 3}, dt), y));
+    const auto got = to_host(y);
+    for (int64_t i = 0; i < 15; ++i) EXPECT_EQ(got[i], hb[i % 3]) << i;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  }
+}
+
+// The GEMMs share one cuBLASLt workspace, so a GEMM on a stream other than the default one (or one capturing a graph)
+// is refused rather than run concurrently with another.
+TEST(Ops, GemmOnASecondStreamIsRefused) {
+  SKIP_WITHOUT_GPU();
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  set_current_stream(s);
+  const Tensor a = empty({8, 8}, DType::BF16), b = empty({8, 8}, DType::BF16), y = empty({8, 8}, DType::BF16);
+  try {
+    ops::mm(a, b, y);
+    ADD_FAILURE() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("workspace"), std::string::npos) << e.what();
+  }
+  set_current_stream(nullptr);
+  CUDA_CHECK(cudaStreamDestroy(s));
+  // A graph capture on its own stream still works: it records, and the graph replays on the default stream.
+  EXPECT_NO_THROW({
+    CudaGraph g([&] { ops::mm(a, b, y); });
+    g.launch();
+    CUDA_CHECK(cudaDeviceSynchronize());
+  });
+}
+
+// Inputs made on the GPU are exactly the values the host recomputes.
+TEST(Device, RandomTensorIsRandomValuesBitForBit) {
+  SKIP_WITHOUT_GPU();
+  for (DType dt : {DType::F32, DType::BF16}) {
+    const int64_t n = 1000003;
+    EXPECT_EQ(to_host(random_tensor({n}, 42, dt, -3.0f, 0.5f)), random_values(n, 42, dt, -3.0f, 0.5f))
+        << dtype_name(dt);
+    EXPECT_EQ(random_tensor({0, 5}, 1, dt).numel(), 0);
+  }
+}
+
+TEST(Device, NonFiniteCountAndGather) {
+  SKIP_WITHOUT_GPU();
+  for (DType dt : {DType::F32, DType::BF16}) {
+    std::vector<float> v(100000, 1.0f);
+    for (int64_t i = 0; i < 100000; ++i) v[i] = float(i % 200);  // exact in bf16 too
+    v[77777] = std::nanf("");
+    v[99999] = INFINITY;
+    const Tensor t = to_device(v, {100000}, dt);
+    const NonFinite nf = count_nonfinite(t);
+    EXPECT_EQ(nf.count, 2);
+    EXPECT_EQ(nf.first, 77777);
+    EXPECT_EQ(values_at(t, {0, 999, 1500, 99998}), (std::vector<float>{0, 199, 100, 198}));
+    poison(t);
+    EXPECT_EQ(count_nonfinite(t).count, 100000);
   }
 }

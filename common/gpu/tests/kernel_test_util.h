@@ -1,5 +1,6 @@
-// What the GPU tests of the elementwise kernels share: skipping without a GPU, the sizes every variant is tried on,
-// and an output buffer with poisoned guard elements after it, to catch a kernel that writes past the end.
+// What the GPU tests of the elementwise kernels share: skipping without a GPU (gpu/tests/require_gpu.h), the sizes
+// every variant is tried on, and an output buffer with poisoned guard elements after it, to catch a kernel that writes
+// past the end.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -12,19 +13,11 @@
 #include "gpu/check.h"
 #include "gpu/device.h"
 #include "gpu/tensor.h"
+#include "gpu/tests/require_gpu.h"  // SKIP_WITHOUT_GPU
 
 namespace ladder::testing {
 
 using bf16 = __nv_bfloat16;
-
-#define SKIP_WITHOUT_GPU()                                         \
-  do {                                                             \
-    int count = 0;                                                 \
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) { \
-      cudaGetLastError();                                          \
-      GTEST_SKIP() << "no CUDA GPU: the kernel tests need one";    \
-    }                                                              \
-  } while (0)
 
 const std::vector<Shape> kShapes = {{1}, {7}, {8}, {9}, {1000003}, {8192, 3072}};
 constexpr int64_t kGuard = 16;            // poisoned elements after each output: a kernel must leave them alone

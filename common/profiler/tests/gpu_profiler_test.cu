@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu/check.h"
+#include "gpu/tests/require_gpu.h"
 #include "profiler/profiler.h"
 #include "profiler/tests/tiny_kernels.h"
 #include "trace/analysis.h"
@@ -32,7 +33,7 @@ bool contains(const Event& outer, const Event& inner) {
 }
 
 TEST(Profiler, OneKernelPerStepLinkedToItsOp) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_gpu()) SKIP_OR_FAIL_NO_GPU("no CUDA device");
   const int n = 1 << 16;
   float* x = nullptr;
   CUDA_CHECK(cudaMalloc(&x, n * sizeof(float)));
@@ -141,7 +142,7 @@ TEST(Profiler, OneKernelPerStepLinkedToItsOp) {
 // cuBLAS launches some kernels through the driver (cuLaunchKernelEx for the nvjet_* kernels on an H100), others
 // through the runtime (cudaLaunchKernelExC). Either way each kernel must keep its launch call and its op.
 TEST(Profiler, CublasKernelsKeepTheirLaunchAndOp) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_gpu()) SKIP_OR_FAIL_NO_GPU("no CUDA device");
   const int m = 1024, n = 64, k = 32;  // 02_linear's shapes, in bf16
   __nv_bfloat16 *a = nullptr, *b = nullptr, *c = nullptr;
   CUDA_CHECK(cudaMalloc(&a, m * k * sizeof(__nv_bfloat16)));
@@ -189,7 +190,7 @@ TEST(Profiler, CublasKernelsKeepTheirLaunchAndOp) {
 }
 
 TEST(Profiler, OnlyOneAtATimeAndRangesWithoutProfiler) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  if (!have_gpu()) SKIP_OR_FAIL_NO_GPU("no CUDA device");
   {
     Range r("not recorded");  // NVTX only: no profiler is live
   }
