@@ -12,7 +12,7 @@ row() {
   local out gpu host
   out=$("$b/$1" "${@:2}" --trace-dir "$t") || { echo "error: $* failed" >&2; exit 1; }
   gpu=$(sed -n 's/^GPU time per forward: \([0-9.]*\) us.*/\1/p' <<<"$out")
-  host=$(sed -n 's/^Host time per forward (median of 200, profiler off[^)]*): \([0-9.]*\) us.*/\1/p' <<<"$out")
+  host=$(sed -n 's/^Host time per forward (median of [0-9]*, profiler off[^)]*): \([0-9.]*\) us.*/\1/p' <<<"$out")
   printf '%-62s %16s %16s\n' "$*" "$gpu" "$host"
 }
 row 01_matmul_add --size 64 --warmup
@@ -22,3 +22,6 @@ row 01_matmul_add --size 4096 --warmup --fused
 row 02_linear --batch 1024 --in_dim 32 --out_dim 64
 row 03_simple_mlp --batch 64 --seq 128 --dim 768 --hidden 3072
 row 03_fused_mlp --batch 64 --seq 128 --dim 768 --hidden 3072
+if "$b/04_epilogue_mlp" --check-only --batch 1 --seq 8 --dim 64 --hidden 64 >/dev/null 2>&1; then  # Hopper only
+  row 04_epilogue_mlp --batch 64 --seq 128 --dim 768 --hidden 3072
+fi

@@ -226,6 +226,10 @@ def cases():
     for mode, exe, extra in (("eager", "03_simple_mlp", []), ("compiled", "03_fused_mlp", []),
                              ("graph", "03_fused_mlp", ["--graph"])):
         out.append(dict(model="03", label="03 GeGLU MLP bf16", mode=mode, range="mlp_fwd", ours=[exe, *mlp, *extra]))
+    # 04: gate, up and gelu*mul in one Hopper GEMM; set beside 03_fused and torch.compile's rows just above (no
+    # PyTorch row of its own: it would be torch.compile's again). Needs an sm_90 GPU, else its row says "exit 2".
+    out.append(dict(model="03", label="04 GeGLU MLP bf16, one GEMM", mode="compiled", range="mlp_fwd",
+                    ours=["04_epilogue_mlp", *mlp], torch=False))
     return out
 
 
@@ -344,7 +348,8 @@ def main():
     with torch.no_grad():
         for case in cases():
             print(f"running {case['label']} {case['mode']} ...", file=sys.stderr)
-            rows.append(table_row(case, "PyTorch", run_torch(case, host_reps)))
+            if case.get("torch", True):
+                rows.append(table_row(case, "PyTorch", run_torch(case, host_reps)))
             rows.append(table_row(case, "ours", run_ours(args.build, case["ours"])))
         header = ["model", "who", "mode", "kernels/step", "GPU us/fwd", "host us/fwd", "kernels (one step)"]
         text = "\n".join(head) + "\n## Forwards\n\n" + markdown(header, rows) + "\n"

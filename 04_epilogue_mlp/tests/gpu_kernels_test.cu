@@ -1,0 +1,279 @@
+// GPU tests of chapter 04's geglu_gemm kernel. Every test iterates the variant list, so a variant you add in
+// kernels.cu is tested here with no other change. Without a GPU every test skips; on a GPU that is not a Hopper
+// (sm_90) they skip too, since the kernels are built for sm_90a only (the chapter says so and exits 2 there).
+//
+// What is checked, for every variant:
+//  - against a float64 CPU reference that rounds g, u, gelu(g) and the product to bf16 where eager PyTorch stores them,
+//    on fresh random inputs, for M = 1, 3, 127, 8191, 8192 at the blog's dim 768 / hidden 3072 and for odd tile tails
+//    (M, dim or hidden not a multiple of any tile size); big outputs check a sample of rows (all columns);
+//  - every output element is written: the output starts poisoned with NaN and must hold none afterwards, and nothing
+//    past its end is touched;
+//  - the promise of the chapter: the output is bit for bit chapter 03's (cuBLASLt gate and up, then 03's gelu_mul), at
+//    the blog's shape and at an odd one, and for all 65536 values a bf16 g can take (the whole GELU, exhaustively);
+//  - the rules: dim or hidden not a multiple of 8 (TMA's 16-byte rows) and misaligned pointers are refused with a
+//    ladder::Error naming the rule; M = 0 launches nothing; dim = 0 gives zeros;
+//  - the op: the named variant runs, a bad name is a UsageError listing the names, bad tensors are refused.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../03_fused_mlp/kernels.cuh"  // chapter 03's gelu_mul, for the bit-identity tests
+#include "../kernels.cuh"
+#include "chapter/compare.h"
+#include "chapter/reference.h"
+#include "gpu/check.h"
+#include "gpu/device.h"
+#include "gpu/ops.h"
+#include "gpu/tests/kernel_test_util.h"
+
+namespace {
+
+using ladder::DType;
+using ladder::Tensor;
+using namespace ladder::testing;  // SKIP_WITHOUT_GPU, GuardedOutput, bits_of, kPoisonBits
+
+// Empty on a GPU that runs these kernels, else why not (the kernels are sm_90a only).
+std::string why_not_hopper() {
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return ch04::hopper_only(major, minor);
+}
+
+// The first line of every test below: skip without a GPU (or fail under LADDER_REQUIRE_GPU=1), skip on a non-Hopper.
+#define SKIP_WITHOUT_HOPPER()                                                        \
+  do {                                                                               \
+    SKIP_WITHOUT_GPU();                                                              \
+    if (const std::string why = why_not_hopper(); !why.empty()) GTEST_SKIP() << why; \
+  } while (0)
+
+// One problem: random x [M, dim] in [-1, 1] and weights in nn.Linear's range, on the host and the GPU.
+struct Problem {
+  int64_t M, dim, hidden;
+  std::vector<float> x, gate, up;
+  Tensor dx, dgate, dup;
+  Problem(int64_t M_, int64_t dim_, int64_t hidden_, std::vector<float> x_, std::vector<float> gate_,
+          std::vector<float> up_)
+      : M(M_), dim(dim_), hidden(hidden_), x(std::move(x_)), gate(std::move(gate_)), up(std::move(up_)) {
+    dx = ladder::to_device(x, {M, dim}, DType::BF16);
+    dgate = ladder::to_device(gate, {hidden, dim}, DType::BF16);
+    dup = ladder::to_device(up, {hidden, dim}, DType::BF16);
+  }
+  Problem(int64_t M_, int64_t dim_, int64_t hidden_, uint64_t seed)
+      : Problem(M_, dim_, hidden_, ladder::random_values(M_ * dim_, seed, DType::BF16),
+                ladder::random_values(hidden_ * dim_, seed + 1, DType::BF16, -bound(dim_), bound(dim_)),
+                ladder::random_values(hidden_ * dim_, seed + 2, DType::BF16, -bound(dim_), bound(dim_))) {}
+  static float bound(int64_t dim) { return 1.0f / std::sqrt(float(dim)); }  // nn.Linear's init range
+  // Row r of m in float64, rounded to bf16 where eager mode stores a tensor: g, u, gelu(g), the product. Each row is
+  // computed once and kept, since every variant is checked against the same rows.
+  void reference_row(int64_t r, double* out) const {
+    std::vector<double>& row = rows_[r];
+    if (row.empty()) {
+      const auto bf16 = [](double v) { return double(ladder::round_to(DType::BF16, float(v))); };
+      row.resize(hidden);
+      for (int64_t n = 0; n < hidden; ++n) {
+        double g = 0, u = 0;
+        for (int64_t k = 0; k < dim; ++k) {
+          g += double(x[r * dim + k]) * gate[n * dim + k];
+          u += double(x[r * dim + k]) * up[n * dim + k];
+        }
+        row[n] = bf16(bf16(ladder::ref::gelu_tanh(bf16(g))) * bf16(u));
+      }
+    }
+    std::copy(row.begin(), row.end(), out);
+  }
+  mutable std::map<int64_t, std::vector<double>> rows_;
+  // Chapter 03's m: cuBLASLt gate and up GEMMs writing g and u, then 03's gelu_mul.
+  std::vector<uint16_t> chapter03_bits() const {
+    const Tensor g = ladder::empty({M, hidden}, DType::BF16), u = ladder::empty({M, hidden}, DType::BF16);
+    const Tensor m = ladder::empty({M, hidden}, DType::BF16);
+    ladder::ops::linear(dx, dgate, nullptr, g);
+    ladder::ops::linear(dx, dup, nullptr, u);
+    ch03::gelu_mul(g, u, m);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return bits_of(m.data, M * hidden);
+  }
+  void launch(const ch04::GatedGemmVariant& v, const Tensor& m) const {
+    v.launch(dx.ptr<bf16>(), dgate.ptr<bf16>(), dup.ptr<bf16>(), m.ptr<bf16>(), M, dim, hidden, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+};
+
+// Bf16 rounding of g and u can differ from the float64 reference's in the last bit where cuBLAS-like float32 sums land
+// near a rounding boundary; the rest of the chain then differs by a bf16 ulp or two. Tighter than tolerance_for(BF16)
+// (1e-2 absolute): m is ~0.05 on these inputs, and a kernel that paired g with the wrong u would slip through that.
+const ladder::Tolerance kTol{1e-3, 1.0 / 64};
+
+// Counts elements that still hold the poison (NaN bits): an element no thread wrote.
+int64_t unwritten(const Tensor& m) {
+  int64_t n = 0;
+  for (uint16_t b : bits_of(m.data, m.numel())) n += b == kPoisonBits;
+  return n;
+}
+
+struct Shape3 {
+  int64_t M, dim, hidden;
+};
+// The blog's dim/hidden at row counts around the tile sizes (64, 128), then odd tile tails in every direction.
+const std::vector<Shape3> kProblemShapes = {{1, 768, 3072},    {3, 768, 3072},   {127, 768, 3072}, {8191, 768, 3072},
+                                            {8192, 768, 3072}, {300, 200, 200},  {5, 64, 136},     {3, 24, 16},
+                                            {129, 1000, 1032}, {2500, 192, 2048}};
+
+TEST(EpilogueKernels, TeachComesFirstAndFastExists) {
+  ASSERT_FALSE(ch04::gated_gemm_variants().empty());
+  EXPECT_STREQ(ch04::gated_gemm_variants().front().name, "teach");
+  EXPECT_NO_THROW(ch04::find_gated_gemm_variant("fast"));
+}
+
+TEST(EpilogueKernels, EveryVariantMatchesCpuReference) {
+  SKIP_WITHOUT_HOPPER();
+  for (size_t s = 0; s < kProblemShapes.size(); ++s) {
+    const auto [M, dim, hidden] = kProblemShapes[s];
+    const Problem p(M, dim, hidden, 100 + 10 * s);  // fresh inputs for every shape
+    GuardedOutput out({M, hidden});
+    for (const ch04::GatedGemmVariant& v : ch04::gated_gemm_variants()) {
+      SCOPED_TRACE(std::string("variant ") + v.name + ", M " + std::to_string(M) + ", dim " + std::to_string(dim) +
+                   ", hidden " + std::to_string(hidden));
+      out.poison();
+      p.launch(v, out.view);
+      EXPECT_EQ(unwritten(out.view), 0) << "elements left unwritten";
+      EXPECT_TRUE(out.guard_untouched()) << "wrote past the end of the output";
+      const ladder::CompareResult r = ladder::compare_rows(
+          ladder::to_host(out.view), M, hidden, [&](int64_t row, double* ref) { p.reference_row(row, ref); }, kTol, 48);
+      EXPECT_TRUE(r.ok) << r.mismatches << " of " << r.checked << " values differ\n" << r.report;
+    }
+  }
+}
+
+// The chapter's promise: one kernel instead of three, and not one bit different. Any rounding the epilogue skipped
+// (or did in another order) would show up here first.
+TEST(EpilogueKernels, BitIdenticalToChapter03) {
+  SKIP_WITHOUT_HOPPER();
+  for (const Shape3& s : {Shape3{8192, 768, 3072}, Shape3{300, 200, 200}}) {
+    const Problem p(s.M, s.dim, s.hidden, 900 + s.M);
+    const std::vector<uint16_t> want = p.chapter03_bits();
+    const Tensor m = ladder::empty({s.M, s.hidden}, DType::BF16);
+    for (const ch04::GatedGemmVariant& v : ch04::gated_gemm_variants()) {
+      SCOPED_TRACE(std::string("variant ") + v.name + ", M " + std::to_string(s.M));
+      ladder::poison(m);
+      p.launch(v, m);
+      const std::vector<uint16_t> got = bits_of(m.data, m.numel());
+      int64_t differ = 0, first = -1;
+      for (size_t i = 0; i < got.size(); ++i)
+        if (got[i] != want[i] && differ++ == 0) first = int64_t(i);
+      EXPECT_EQ(differ, 0) << "of " << got.size() << "; first at row " << first / s.hidden << ", column "
+                           << first % s.hidden << ": chapter 03 0x" << std::hex << want[first] << ", 04 0x"
+                           << got[first];
+    }
+  }
+}
+
+// Every value g can take: with x = e_0 (1 at k = 0), W_gate[n, 0] = the bf16 with bits n and W_up[n, 0] = 1, column n
+// of m is gelu(g) for g = that bf16, exactly (one product, no sum), for all 65536 n. Compared with chapter 03's path
+// bit for bit; NaN equals NaN (gelu(NaN) and gelu(-inf) are NaN in both).
+TEST(EpilogueKernels, WholeGeluBitIdenticalToChapter03) {
+  SKIP_WITHOUT_HOPPER();
+  const int64_t M = 64, dim = 8, hidden = 65536;
+  std::vector<float> x(M * dim, 0.0f), gate(hidden * dim, 0.0f), up(hidden * dim, 0.0f);
+  for (int64_t r = 0; r < M; ++r) x[r * dim] = 1.0f;
+  for (int64_t n = 0; n < hidden; ++n) {
+    gate[n * dim] = ladder::bf16_bits_to_float(static_cast<uint16_t>(n));
+    up[n * dim] = 1.0f;
+  }
+  const Problem p(M, dim, hidden, x, gate, up);
+  const std::vector<uint16_t> want = p.chapter03_bits();
+  const Tensor m = ladder::empty({M, hidden}, DType::BF16);
+  const auto is_nan = [](uint16_t b) { return (b & 0x7FFF) > 0x7F80; };
+  for (const ch04::GatedGemmVariant& v : ch04::gated_gemm_variants()) {
+    ladder::poison(m);
+    p.launch(v, m);
+    const std::vector<uint16_t> got = bits_of(m.data, m.numel());
+    int64_t differ = 0, first = -1;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i] != want[i] && !(is_nan(got[i]) && is_nan(want[i])) && differ++ == 0) first = int64_t(i);
+    EXPECT_EQ(differ, 0) << v.name << ": first at g bits 0x" << std::hex << first % hidden << ": chapter 03 0x"
+                         << want[first] << ", 04 0x" << got[first];
+  }
+}
+
+TEST(EpilogueKernels, RefuseWhatTmaCannotTile) {
+  SKIP_WITHOUT_HOPPER();
+  const Tensor buf = ladder::empty({1 << 16}, DType::BF16);
+  bf16* b = buf.ptr<bf16>();
+  for (const ch04::GatedGemmVariant& v : ch04::gated_gemm_variants()) {
+    SCOPED_TRACE(v.name);
+    const auto refuses = [&](const bf16* x, const bf16* wg, const bf16* wu, bf16* m, int64_t M, int64_t dim,
+                             int64_t hidden, const std::string& words) {
+      try {
+        v.launch(x, wg, wu, m, M, dim, hidden, 0);
+        ADD_FAILURE() << "accepted: " << words;
+      } catch (const ladder::Error& e) {
+        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      }
+    };
+    refuses(b, b, b, b, 4, 60, 64, "dim = 60 is not a multiple of 8: TMA needs every row");
+    refuses(b, b, b, b, 4, 64, 60, "hidden = 60 is not a multiple of 8: TMA needs every row");
+    refuses(b + 1, b, b, b, 4, 64, 64, "x is not 16-byte aligned");
+    refuses(b, b, b + 1, b, 4, 64, 64, "w_up is not 16-byte aligned");
+    refuses(b, b, b, b + 1, 4, 64, 64, "m is not 16-byte aligned");
+    refuses(b, b, b, b, -1, 64, 64, "sizes must be >= 0");
+    // Nothing to do: no launch, no error left behind.
+    EXPECT_NO_THROW(v.launch(b, b, b, b, 0, 64, 64, 0));
+    EXPECT_NO_THROW(v.launch(b, b, b, b, 4, 64, 0, 0));
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    // dim = 0: every dot product is empty, m = gelu(0) * 0 = 0.
+    ladder::poison(buf);
+    v.launch(b, b, b, b, 4, 0, 64, 0);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (uint16_t bits : bits_of(b, 4 * 64)) ASSERT_EQ(bits, 0);
+  }
+}
+
+TEST(EpilogueOps, RunTheNamedVariant) {
+  SKIP_WITHOUT_HOPPER();
+  const Problem p(37, 64, 136, 4242);
+  const Tensor x3 = p.dx.reshape({1, 37, 64});  // [batch, seq, dim], as the chapter passes it
+  const Tensor m = ladder::empty({1, 37, 136}, DType::BF16);
+  std::vector<std::string> names{""};  // "" = the default argument
+  for (const ch04::GatedGemmVariant& v : ch04::gated_gemm_variants()) names.push_back(v.name);
+  for (const std::string& name : names) {
+    SCOPED_TRACE("variant '" + name + "'");
+    ladder::poison(m);
+    if (name.empty())
+      ch04::geglu_gemm(x3, p.dgate, p.dup, m);
+    else
+      ch04::geglu_gemm(x3, p.dgate, p.dup, m, name);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto r = ladder::compare_rows(
+        ladder::to_host(m), 37, 136, [&](int64_t row, double* ref) { p.reference_row(row, ref); }, kTol);
+    EXPECT_TRUE(r.ok) << r.report;
+  }
+}
+
+TEST(EpilogueOps, RefuseBadTensorsAndNames) {
+  SKIP_WITHOUT_HOPPER();
+  const Tensor x = ladder::empty({16, 64}, DType::BF16), w = ladder::empty({32, 64}, DType::BF16);
+  const Tensor m = ladder::empty({16, 32}, DType::BF16);
+  EXPECT_THROW(ch04::geglu_gemm(ladder::empty({16, 64}, DType::F32), w, w, m), ladder::Error);
+  EXPECT_THROW(ch04::geglu_gemm(x, w, ladder::empty({32, 56}, DType::BF16), m), ladder::Error);  // up's dim
+  EXPECT_THROW(ch04::geglu_gemm(x, w, w, ladder::empty({16, 31}, DType::BF16)), ladder::Error);  // m's size
+  EXPECT_THROW(ch04::geglu_gemm(x, w.t(), w, m), ladder::Error);                                 // not contiguous
+  try {
+    ch04::geglu_gemm(x, w, w, m, "fastest");
+    FAIL() << "an unknown variant name was accepted";
+  } catch (const ladder::UsageError& e) {
+    const std::string what = e.what();
+    for (const ch04::GatedGemmVariant& v : ch04::gated_gemm_variants())
+      EXPECT_NE(what.find(v.name), std::string::npos) << "the message should list '" << v.name << "': " << what;
+  }
+}
+
+}  // namespace

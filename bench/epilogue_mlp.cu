@@ -1,0 +1,182 @@
+// bench_epilogue_mlp: is chapter 04's one-GEMM gate/up/gelu*mul as fast as the GEMM alone?
+//
+// At the blog's shape (8192 rows, dim 768, hidden 3072), at 2048 and 16384 rows, and at dim 4096 / hidden 11008
+// (a Llama-7B-sized MLP), it times m = gelu(x @ W_gate^T) * (x @ W_up^T) three ways:
+//   (a) every variant of chapter 04's geglu_gemm (04_epilogue_mlp/kernels.cuh), one kernel;
+//   (b) cuBLASLt on the concatenated [2 * hidden, dim] weight with no epilogue: the same FLOPs and nothing else, the
+//       ceiling a GEMM that also does the GELU should be measured against (timed first and again last: its spread
+//       between the two is the run-to-run noise);
+//   (c) chapter 03's way: cuBLASLt gate GEMM, cuBLASLt up GEMM, then 03_fused_mlp's gelu_mul ("vec").
+// Each is timed as bench_elementwise times its kernels: an L2 flush (a memset over twice the L2) before every run, CUDA
+// events around the op alone, warm-up runs, the median (and minimum) of --iters runs. TFLOP/s counts the two GEMMs'
+// multiply-adds, 2 * M * dim * 2 * hidden, for every row alike. Before timing, each variant's output is compared with
+// (c) bit for bit: the share of identical outputs and the largest gap in bf16 ulps are printed; a variant more than a
+// few ulps off anywhere is a wrong kernel and stops the run (exit 1).
+//
+// Needs a Hopper GPU (chapter 04's kernels are sm_90a only). Run: build/bench/bench_epilogue_mlp [--iters 100]
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../03_fused_mlp/kernels.cuh"
+#include "../04_epilogue_mlp/kernels.cuh"
+#include "chapter/chapter.h"
+#include "chapter/cli.h"
+#include "gpu/check.h"
+#include "gpu/device.h"
+#include "gpu/ops.h"
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+using ladder::DType;
+using ladder::Tensor;
+
+constexpr int kWarmupRuns = 5;
+constexpr int kWrongUlps = 4;  // further than this from chapter 03's output anywhere: not a rounding-order difference
+
+// Sorted per-run times in microseconds of `op`, with the L2 flushed before every run (see bench_elementwise).
+std::vector<double> time_op(const std::function<void()>& op, int iters, void* flush, size_t flush_bytes) {
+  std::vector<cudaEvent_t> start(iters), stop(iters);
+  for (int i = 0; i < iters; ++i) {
+    CUDA_CHECK(cudaEventCreate(&start[i]));
+    CUDA_CHECK(cudaEventCreate(&stop[i]));
+  }
+  for (int i = 0; i < kWarmupRuns; ++i) op();
+  for (int i = 0; i < iters; ++i) {
+    CUDA_CHECK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, 0));
+    CUDA_CHECK(cudaEventRecord(start[i], 0));
+    op();
+    CUDA_CHECK(cudaEventRecord(stop[i], 0));
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> us(iters);
+  for (int i = 0; i < iters; ++i) {
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start[i], stop[i]));
+    us[i] = ms * 1000.0;
+    cudaEventDestroy(start[i]);
+    cudaEventDestroy(stop[i]);
+  }
+  std::sort(us.begin(), us.end());
+  return us;
+}
+
+double median(const std::vector<double>& sorted) {
+  const size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+std::vector<uint16_t> bits_of(const Tensor& t) {
+  std::vector<uint16_t> bits(t.numel());
+  CUDA_CHECK(cudaMemcpy(bits.data(), t.data, t.nbytes(), cudaMemcpyDeviceToHost));
+  return bits;
+}
+
+// Position of a bf16 on the number line, so that the difference of two counts the representable values between.
+int32_t ordered(uint16_t b) { return (b & 0x8000) ? -int32_t(b & 0x7FFF) : int32_t(b); }
+bool is_nan(uint16_t b) { return (b & 0x7FFF) > 0x7F80; }
+
+struct BitStats {
+  double identical = 0;  // share of outputs with the same bits
+  int64_t max_ulps = 0;  // largest gap in bf16 ulps (a NaN on one side only counts as "far")
+};
+BitStats compare_bits(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b) {
+  int64_t same = 0, max_ulps = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i] || (is_nan(a[i]) && is_nan(b[i]))) {
+      ++same;
+      continue;
+    }
+    const int64_t d = (is_nan(a[i]) || is_nan(b[i])) ? INT32_MAX : std::abs(int64_t(ordered(a[i])) - ordered(b[i]));
+    max_ulps = std::max(max_ulps, d);
+  }
+  return {a.empty() ? 1.0 : double(same) / double(a.size()), max_ulps};
+}
+
+int bench(int argc, const char* const* argv) {
+  CLI::App app{"Times chapter 04's geglu_gemm variants against cuBLASLt alone and against chapter 03's three kernels."};
+  int iters = 100;
+  app.add_option("--iters", iters, "timed runs per op; the median is reported")->check(CLI::Range(1, 100000));
+  if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
+
+  const ladder::GpuInfo gpu = ladder::require_gpu();
+  if (const std::string why = ch04::hopper_only(gpu.major, gpu.minor); !why.empty()) throw ladder::UsageError(why);
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.id));
+  const size_t flush_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
+  const Tensor flush = ladder::empty({static_cast<int64_t>(flush_bytes / 4)}, DType::F32);
+  fmt::print("GPU {}: {} (sm_{}{}, {} SMs), L2 {:.1f} MiB, flushed before every run with a {:.1f} MiB memset\n", gpu.id,
+             prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
+             flush_bytes / 1048576.0);
+  fmt::print("median of {} runs after {} warm-up runs; x concat = median / cuBLASLt concat's (first run)\n\n", iters,
+             kWarmupRuns);
+  fmt::print("{:<18} {:<28} {:>10} {:>9} {:>8} {:>9} {:>11} {:>8}\n", "M,dim,hidden", "op", "median us", "min us",
+             "TFLOP/s", "x concat", "identical %", "max ulp");
+
+  struct Shape {
+    int64_t M, dim, hidden;
+  };
+  for (const Shape& s : {Shape{8192, 768, 3072}, {2048, 768, 3072}, {16384, 768, 3072}, {8192, 4096, 11008}}) {
+    const DType dt = DType::BF16;
+    const float bound = 1.0f / std::sqrt(float(s.dim));  // nn.Linear's init range, as the chapters use
+    const Tensor x = ladder::random_tensor({s.M, s.dim}, 1, dt);
+    const Tensor w = ladder::random_tensor({2 * s.hidden, s.dim}, 2, dt, -bound, bound);  // [W_gate; W_up]
+    const Tensor w_gate = ladder::view_of(w.data, dt, {s.hidden, s.dim});
+    const Tensor w_up = ladder::view_of(w.ptr<bf16>() + s.hidden * s.dim, dt, {s.hidden, s.dim});
+    const Tensor gu = ladder::empty({s.M, 2 * s.hidden}, dt);  // (b)'s output
+    const Tensor g = ladder::empty({s.M, s.hidden}, dt), u = ladder::empty({s.M, s.hidden}, dt);
+    const Tensor m_ref = ladder::empty({s.M, s.hidden}, dt), m = ladder::empty({s.M, s.hidden}, dt);
+    const double flops = 2.0 * s.M * s.dim * 2.0 * s.hidden;
+    const std::string shape = fmt::format("{},{},{}", s.M, s.dim, s.hidden);
+
+    const auto concat = [&] { ladder::ops::linear(x, w, nullptr, gu); };
+    const auto eager = [&] {
+      ladder::ops::linear(x, w_gate, nullptr, g);
+      ladder::ops::linear(x, w_up, nullptr, u);
+      ch03::gelu_mul(g, u, m_ref, "vec");
+    };
+    eager();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<uint16_t> want = bits_of(m_ref);
+
+    double concat_us = 0;
+    auto row = [&](const std::string& op, const std::function<void()>& f, const std::string& bits) {
+      const std::vector<double> us = time_op(f, iters, flush.data, flush_bytes);
+      if (concat_us == 0) concat_us = median(us);
+      fmt::print("{:<18} {:<28} {:>10.1f} {:>9.1f} {:>8.1f} {:>9.3f} {}\n", shape, op, median(us), us.front(),
+                 flops / (median(us) * 1e6), median(us) / concat_us, bits);
+    };
+    row("cublasLt concat (b)", concat, "");
+    row("cublasLt g+u+gelu_mul (c)", eager, fmt::format("{:>11} {:>8}", "(ref)", "(ref)"));
+    for (const ch04::GatedGemmVariant& v : ch04::gated_gemm_variants()) {
+      const auto op = [&, launch = v.launch] {
+        launch(x.ptr<bf16>(), w_gate.ptr<bf16>(), w_up.ptr<bf16>(), m.ptr<bf16>(), s.M, s.dim, s.hidden, 0);
+      };
+      ladder::poison(m);
+      op();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const BitStats b = compare_bits(bits_of(m), want);
+      if (b.max_ulps > kWrongUlps)
+        throw ladder::Error(fmt::format("{} at {}: {} ulps from chapter 03's output; not timing a wrong kernel", v.name,
+                                        shape, b.max_ulps));
+      row(v.name, op, fmt::format("{:>11.4f} {:>8}", 100.0 * b.identical, b.max_ulps));
+    }
+    row("cublasLt concat (b) again", concat, "");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ladder::run_main([&] { return bench(argc, argv); });
+}
