@@ -5,28 +5,45 @@
 //   ladder-trace diff A B               what changed from A to B: kernels removed/added, times, bytes moved
 //
 // Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "trace/analysis.h"
+#include "trace/error.h"
 #include "trace/trace.h"
 #include "trace/views.h"
 
 using namespace ladder;
 
+namespace {
+
+// Reads a trace; what the reader skipped as unusable goes to stderr as one note, and a trace with no complete event
+// at all is an error rather than an empty table.
+Trace load(const std::string& file) {
+  Trace t = load_trace(file);
+  if (!t.load_note.empty()) fmt::print(stderr, "note: {}\n", t.load_note);
+  if (t.events.empty())
+    throw TraceError("trace " + file + " has no events (no \"ph\": \"X\" event with an integer pid)");
+  return t;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"ladder-trace: summary, timeline and diff of Kineto/PyTorch-format trace files"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "ladder-trace 1.0 (reads Kineto/PyTorch and Chrome JSON traces)");
   std::string file, file_b;
   int rows = 100, step = -1, width = 0;
 
   CLI::App* summary = app.add_subcommand("summary", "the summary table and the per-step statistics");
   summary->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
-  summary->add_option("--rows", rows, "at most this many table rows")->check(CLI::PositiveNumber);
+  summary->add_option("--rows", rows, "at most this many table rows")->check(CLI::Range(1, 1000000));
 
   CLI::App* tl = app.add_subcommand("timeline", "one step drawn as CPU and GPU lanes");
   tl->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
@@ -41,21 +58,34 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // `ladder-trace summary --bogus --help`: the help asked for wins over the error that came first.
+    for (int i = 1; i < argc; ++i) {
+      if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+        const CLI::App* sub = nullptr;
+        for (const CLI::App* s : {summary, tl, diff}) {
+          if (std::find(argv + 1, argv + argc, s->get_name()) != argv + argc) sub = s;
+        }
+        fmt::print("{}", sub ? sub->help(argv[0]) : app.help());
+        return 0;
+      }
+    }
     std::string msg = e.what();  // one line that names the option or the file
     std::replace(msg.begin(), msg.end(), '\n', ' ');
     fmt::print(stderr, "error: {}\n", msg);
     return 2;
   }
   try {
-    const Trace t = load_trace(file);
+    const Trace t = load(file);
     if (*summary) {
       const TraceIndex index(t);
       fmt::print("{}\n{}", summary_table(index, rows), regime_table(index));
     } else if (*tl) {
       fmt::print("{}", timeline(t, step, width ? width : terminal_width()));
     } else if (*diff) {
-      fmt::print("{}", diff_traces(t, load_trace(file_b), file, file_b));
+      fmt::print("{}", diff_traces(t, load(file_b), file, file_b));
     }
   } catch (const std::exception& e) {
     std::fflush(stdout);

@@ -1,14 +1,31 @@
 // Reading a trace file, ours or one torch.profiler wrote, back into the event model (see trace.h).
+//
+// Why not json::parse: a DOM of a trace takes ~8x the file's size in memory and a nested value is freed and printed
+// recursively (75,000 nested brackets in a 150 KB file overflowed the stack). So this is a small streaming reader:
+// it walks the text once, builds each Event straight from its object (one event's fields in memory at a time), and
+// skips what it does not need without recursion. It still checks the whole text is JSON (RFC 8259, UTF-8), so a
+// broken file fails here, with the file name and the byte offset, and never half-way through a view.
+//
+// Hostile values fail with one line that names the file, the event (index in traceEvents and name) and the field:
+// times that do not fit in int64 nanoseconds, a negative dur, ints out of range, tensor shapes whose size overflows.
+// Events that cannot be used (no numeric ts, no integer pid, not an object, ...) are counted per reason into
+// Trace::load_note; Kineto's own bookkeeping (string pids such as "Spans", ph "M"/"s"/"f"/"i") is skipped silently.
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
-#include <set>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "trace/error.h"
 #include "trace/trace.h"
@@ -17,180 +34,834 @@ namespace ladder {
 
 namespace {
 
+// |ts|, dur and the base time stay below 2^61 ns (73 years), so base + ts + dur never overflows int64 downstream.
+constexpr int64_t kMaxNs = int64_t{1} << 61;
 
+// ---- The text: a buffer that a file refills chunk by chunk, or all of a string_view at once ----------------------
+class Source {
+ public:
+  explicit Source(std::string_view text) : start_(text.data()), p_(start_), end_(start_ + text.size()) {}
+  explicit Source(std::FILE* f) : file_(f), buf_(new char[kChunk]) { start_ = p_ = end_ = buf_.get(); }
 
-using json = nlohmann::json;
+  // The next byte, or -1 at the end of the text.
+  int peek() { return p_ < end_ || refill() ? static_cast<unsigned char>(*p_) : -1; }
+  int next() {
+    const int c = peek();
+    if (c >= 0) {
+      ++p_;
+      if (raw_) raw_->push_back(static_cast<char>(c));
+    }
+    return c;
+  }
+  void drop() { ++p_; }  // steps over the byte peek() returned, without recording it
+  // Appends to `out` the bytes for which keep(byte) holds, up to the first that does not (the fast path of strings
+  // and numbers: one tight loop instead of a call per byte).
+  template <typename Keep>
+  void take_while(Keep keep, std::string& out) {
+    while (p_ < end_ || refill()) {
+      const char* q = p_;
+      while (q < end_ && keep(static_cast<unsigned char>(*q))) ++q;
+      out.append(p_, static_cast<size_t>(q - p_));
+      if (raw_) raw_->append(p_, static_cast<size_t>(q - p_));
+      const bool stopped = q < end_;
+      p_ = q;
+      if (stopped) return;
+    }
+  }
+  size_t offset() const { return consumed_ + static_cast<size_t>(p_ - start_); }
+  // While set, every byte taken is also appended here (whitespace between tokens is not): a metadata value's text.
+  void record(std::string* raw) { raw_ = raw; }
 
-// Microseconds as a double -> integer nanoseconds, without the rounding error of llround(v * 1000) on large values:
-// the whole microseconds are exact in a double, and so is v - floor(v); only the fraction needs rounding.
-int64_t us_to_ns(double us) {
-  const double whole = std::floor(us);
-  return static_cast<int64_t>(whole) * 1000 + std::llround((us - whole) * 1000.0);
+ private:
+  static constexpr size_t kChunk = 1 << 20;
+  bool refill() {
+    if (!file_) return false;
+    consumed_ += static_cast<size_t>(end_ - start_);
+    const size_t n = std::fread(buf_.get(), 1, kChunk, file_);
+    p_ = buf_.get();
+    end_ = p_ + n;
+    return n > 0;
+  }
+  const char* start_;
+  const char* p_;
+  const char* end_;
+  std::FILE* file_ = nullptr;
+  std::unique_ptr<char[]> buf_;
+  size_t consumed_ = 0;  // bytes of the file before the buffer
+  std::string* raw_ = nullptr;
+};
+
+// A scalar as the event model needs it: which kind of JSON value it was and, for a number, its value and its text
+// (the text goes into error messages: "ts" 1e+308 is out of range).
+struct Num {
+  enum Kind { None, Int, Float, String, Other } kind = None;
+  int64_t i = 0;
+  double d = 0;
+  std::string text;
+  bool is_number() const { return kind == Int || kind == Float; }
+};
+
+// What one event object holds, before it becomes an Event. Reused from event to event (its strings keep capacity).
+struct RawEvent {
+  std::string ph, cat, name, args_name;
+  bool has_ph = false, has_cat = false, has_name = false, has_args = false;
+  Num pid, tid, ts, dur;
+  Num external_id, correlation, cbid, device, context, stream, registers, shared_memory, blocks_per_sm, warps_per_sm,
+      occupancy, bytes;
+  Num grid[3], block[3];
+  bool has_dims = false, has_strides = false;
+  std::vector<std::vector<Num>> dims, strides;
+  std::vector<std::string> types;
+};
+
+// The args keys read as numbers, and where each goes (grid, block and the "Input ..." lists are read on their own).
+struct ArgSlot {
+  std::string_view key;
+  Num RawEvent::*num;
+};
+constexpr ArgSlot kArgSlots[] = {
+    {"External id", &RawEvent::external_id},
+    {"correlation", &RawEvent::correlation},
+    {"cbid", &RawEvent::cbid},
+    {"device", &RawEvent::device},
+    {"context", &RawEvent::context},
+    {"stream", &RawEvent::stream},
+    {"registers per thread", &RawEvent::registers},
+    {"shared memory", &RawEvent::shared_memory},
+    {"blocks per SM", &RawEvent::blocks_per_sm},
+    {"warps per SM", &RawEvent::warps_per_sm},
+    {"est. achieved occupancy %", &RawEvent::occupancy},
+    {"bytes", &RawEvent::bytes},
+};
+
+// Chrome trace phases other than "X" (complete events): valid, and not what the tables read. Anything else is counted.
+bool known_phase(std::string_view ph) {
+  static constexpr std::string_view kPhases[] = {"B", "E", "i", "I", "C", "b", "n", "e", "s", "t", "f", "P", "N",
+                                                 "O", "D", "M", "V", "v", "R", "c", "(", ")", "T", "S", "p", "F"};
+  for (std::string_view k : kPhases) {
+    if (ph == k) return true;
+  }
+  return false;
 }
 
-int64_t get_int(const json& obj, const char* key, int64_t fallback) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_number()) return fallback;
-  if (it->is_number_float()) return std::llround(it->get<double>());
-  return it->get<int64_t>();
-}
+class Reader {
+ public:
+  Reader(Source& in, const std::string& name) : in_(in), name_(name) {}
 
-double get_double(const json& obj, const char* key, double fallback) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_number()) return fallback;
-  return it->get<double>();
-}
+  void reserve(size_t events) { trace_.events.reserve(events); }
 
-// [[1024, 32], [64, 32], []]: one list per input; anything that is not a list of numbers becomes an empty list.
-std::vector<std::vector<int64_t>> get_int_lists(const json& obj, const char* key) {
-  std::vector<std::vector<int64_t>> out;
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_array()) return out;
-  for (const json& item : *it) {
-    std::vector<int64_t> v;
-    if (item.is_array()) {
-      for (const json& x : item) {
-        if (x.is_number()) v.push_back(x.is_number_float() ? std::llround(x.get<double>()) : x.get<int64_t>());
+  Trace read() {
+    ws();
+    if (in_.peek() == '[') {  // a bare array of events is a valid Chrome trace too
+      read_events();
+    } else if (in_.peek() == '{') {
+      read_top_object();
+    } else {
+      fail_syntax("expected '{' or '['");
+    }
+    ws();
+    if (in_.peek() >= 0) fail_syntax("unexpected text after the end");
+    if (!saw_events_) {
+      throw TraceError("trace " + name_ + " has no \"traceEvents\" list: not a Chrome/Kineto trace");
+    }
+    return finish();
+  }
+
+ private:
+  // ---- JSON tokens ----------------------------------------------------------------------------------------------
+  [[noreturn]] void fail_syntax(const std::string& what) {
+    const int c = in_.peek();
+    const std::string at = c < 0                   ? "the end"
+                           : c >= 0x20 && c < 0x7f ? fmt::format("'{}'", char(c))
+                                                   : fmt::format("byte 0x{:02x}", c);
+    throw TraceError(
+        fmt::format("trace {} is not valid JSON: {} at byte {} (found {})", name_, what, in_.offset(), at));
+  }
+  void ws() {
+    for (int c = in_.peek(); c == ' ' || c == '\n' || c == '\r' || c == '\t'; c = in_.peek()) in_.drop();
+  }
+  void expect(char ch, const char* what) {
+    ws();
+    if (in_.peek() != ch) fail_syntax(what);
+    in_.next();
+  }
+
+  // A string token into `out` (cleared first): escapes decoded, UTF-8 checked.
+  void string(std::string& out) {
+    out.clear();
+    if (in_.next() != '"') fail_syntax("expected a string");
+    for (;;) {
+      in_.take_while([](unsigned char b) { return b >= 0x20 && b != '"' && b != '\\' && b < 0x80; }, out);
+      int c = in_.peek();
+      if (c == '"') {
+        in_.next();
+        return;
+      }
+      if (c < 0x20) fail_syntax(c < 0 ? "unterminated string" : "control character in a string");
+      in_.next();
+      if (c == '\\') {
+        escape(out);
+      } else if (c < 0x80) {
+        out.push_back(static_cast<char>(c));
+      } else {
+        utf8_tail(c, out);
       }
     }
-    out.push_back(std::move(v));
   }
-  return out;
-}
-
-void get_triple(const json& obj, const char* key, int out[3]) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_array()) return;
-  for (size_t i = 0; i < 3 && i < it->size(); ++i) {
-    if ((*it)[i].is_number()) out[i] = (*it)[i].get<int>();
+  void escape(std::string& out) {
+    const int c = in_.next();
+    switch (c) {
+      case '"':
+        out.push_back('"');
+        return;
+      case '\\':
+        out.push_back('\\');
+        return;
+      case '/':
+        out.push_back('/');
+        return;
+      case 'b':
+        out.push_back('\b');
+        return;
+      case 'f':
+        out.push_back('\f');
+        return;
+      case 'n':
+        out.push_back('\n');
+        return;
+      case 'r':
+        out.push_back('\r');
+        return;
+      case 't':
+        out.push_back('\t');
+        return;
+      case 'u':
+        break;
+      default:
+        fail_syntax("invalid escape in a string");
+    }
+    uint32_t cp = hex4();
+    if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: a low one must follow
+      if (in_.next() != '\\' || in_.next() != 'u') fail_syntax("unpaired UTF-16 surrogate");
+      const uint32_t lo = hex4();
+      if (lo < 0xDC00 || lo > 0xDFFF) fail_syntax("unpaired UTF-16 surrogate");
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      fail_syntax("unpaired UTF-16 surrogate");
+    }
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
   }
-}
-
-Event parse_event(const json& j, int64_t base) {
-  Event e;
-  e.cat = cat_from_name(j.value("cat", ""));
-  e.name = j.value("name", "");
-  e.pid = j["pid"].get<int64_t>();
-  e.tid = j["tid"].get<int64_t>();
-  e.ts_ns = base + us_to_ns(j["ts"].get<double>());
-  e.dur_ns = std::max<int64_t>(0, us_to_ns(j["dur"].get<double>()));
-  auto ait = j.find("args");
-  if (ait == j.end() || !ait->is_object()) return e;
-  const json& a = *ait;
-  e.external_id = get_int(a, "External id", -1);
-  e.correlation = get_int(a, "correlation", -1);
-  e.cbid = get_int(a, "cbid", -1);
-  GpuArgs& g = e.gpu;
-  g.device = static_cast<int>(get_int(a, "device", is_gpu_cat(e.cat) ? e.pid : 0));
-  g.context = static_cast<int>(get_int(a, "context", 0));
-  g.stream = static_cast<int>(get_int(a, "stream", is_gpu_cat(e.cat) ? e.tid : 0));
-  g.registers_per_thread = static_cast<int>(get_int(a, "registers per thread", 0));
-  g.shared_memory = static_cast<int>(get_int(a, "shared memory", 0));
-  g.blocks_per_sm = get_double(a, "blocks per SM", 0);
-  g.warps_per_sm = get_double(a, "warps per SM", 0);
-  get_triple(a, "grid", g.grid);
-  get_triple(a, "block", g.block);
-  g.est_occupancy_pct = static_cast<int>(get_int(a, "est. achieved occupancy %", 0));
-  g.bytes = get_int(a, "bytes", 0);
-  e.input_dims = get_int_lists(a, "Input Dims");
-  e.input_strides = get_int_lists(a, "Input Strides");
-  auto tit = a.find("Input type");
-  if (tit != a.end() && tit->is_array()) {
-    for (const json& t : *tit) e.input_types.push_back(t.is_string() ? t.get<std::string>() : std::string());
+  uint32_t hex4() {
+    uint32_t v = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int c = in_.next();
+      const int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+      if (d < 0) fail_syntax("invalid \\u escape");
+      v = v * 16 + static_cast<uint32_t>(d);
+    }
+    return v;
   }
-  return e;
-}
+  // The continuation bytes of a UTF-8 sequence whose first byte `c` was taken (RFC 3629: no overlongs, no surrogates).
+  void utf8_tail(int c, std::string& out) {
+    int n;
+    int lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      fail_syntax("invalid UTF-8 in a string");
+    }
+    out.push_back(static_cast<char>(c));
+    for (int k = 0; k < n; ++k) {
+      const int b = in_.peek();
+      if (b < lo || b > hi) fail_syntax("invalid UTF-8 in a string");
+      out.push_back(static_cast<char>(in_.next()));
+      lo = 0x80, hi = 0xBF;
+    }
+  }
 
-DeviceProps parse_device(const json& d) {
-  DeviceProps p;
-  p.id = static_cast<int>(get_int(d, "id", 0));
-  p.name = d.value("name", "");
-  p.total_global_mem = get_int(d, "totalGlobalMem", 0);
-  p.compute_major = static_cast<int>(get_int(d, "computeMajor", 0));
-  p.compute_minor = static_cast<int>(get_int(d, "computeMinor", 0));
-  p.max_threads_per_block = static_cast<int>(get_int(d, "maxThreadsPerBlock", 0));
-  p.max_threads_per_sm = static_cast<int>(get_int(d, "maxThreadsPerMultiprocessor", 0));
-  p.regs_per_block = static_cast<int>(get_int(d, "regsPerBlock", 0));
-  p.warp_size = static_cast<int>(get_int(d, "warpSize", 0));
-  p.shared_mem_per_block = get_int(d, "sharedMemPerBlock", 0);
-  p.num_sms = static_cast<int>(get_int(d, "numSms", 0));
-  p.regs_per_sm = static_cast<int>(get_int(d, "regsPerMultiprocessor", 0));
-  p.shared_mem_per_block_optin = get_int(d, "sharedMemPerBlockOptin", 0);
-  p.shared_mem_per_sm = get_int(d, "sharedMemPerMultiprocessor", 0);
-  return p;
-}
+  // A number token into n: Int when it has no fraction or exponent and fits int64. The bytes that can make up a
+  // number are taken first, then checked against JSON's grammar -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+  void number(Num& n) {
+    std::string& t = n.text;
+    t.clear();
+    in_.take_while(
+        [](unsigned char b) {
+          return (b >= '0' && b <= '9') || b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E';
+        },
+        t);
+    size_t i = 0;
+    auto digit = [&] { return i < t.size() && t[i] >= '0' && t[i] <= '9'; };
+    auto digits = [&] {
+      const size_t from = i;
+      while (digit()) ++i;
+      return i > from;
+    };
+    if (i < t.size() && t[i] == '-') ++i;
+    bool ok = i < t.size() && t[i] == '0' ? (++i, true) : digits();
+    bool integer = true;
+    if (ok && i < t.size() && t[i] == '.') ok = (++i, integer = false, digits());
+    if (ok && i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+      ++i, integer = false;
+      if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+      ok = digits();
+    }
+    if (!ok || i != t.size()) fail_syntax("invalid number \"" + t.substr(0, 40) + "\"");
+    const char* b = t.data();
+    const char* e = t.data() + t.size();
+    if (integer && std::from_chars(b, e, n.i).ec == std::errc()) {
+      n.kind = Num::Int;
+      n.d = static_cast<double>(n.i);
+      return;
+    }
+    n.kind = Num::Float;
+    // from_chars is exact (correctly rounded, like strtod) and locale-free; strtod only for the rare out-of-range
+    // literal, to get inf (1e999) or 0 (1e-999) the way a JSON parser does.
+    if (std::from_chars(b, e, n.d).ec != std::errc()) n.d = std::strtod(t.c_str(), nullptr);
+  }
+
+  void literal(const char* word) {
+    for (const char* w = word; *w; ++w) {
+      if (in_.peek() != *w) fail_syntax("invalid literal");
+      in_.next();
+    }
+  }
+
+  // Steps over one value of any shape. No recursion: the open brackets are a stack on the heap, so a value nested
+  // 100,000 deep costs 100 KB, not the call stack.
+  void skip() {
+    std::string stack;
+    for (;;) {
+      ws();
+      const int c = in_.peek();
+      if (c == '{' || c == '[') {
+        in_.next();
+        ws();
+        if (in_.peek() == (c == '{' ? '}' : ']')) {
+          in_.next();
+        } else {
+          stack.push_back(c == '{' ? '}' : ']');
+          if (c == '{') member_key();
+          continue;
+        }
+      } else {
+        scalar_skip();
+      }
+      for (;;) {  // after a value: close what ends here, then a ',' starts the next value
+        if (stack.empty()) return;
+        ws();
+        const int d = in_.peek();
+        if (d == stack.back()) {
+          in_.next();
+          stack.pop_back();
+        } else if (d == ',') {
+          in_.next();
+          if (stack.back() == '}') member_key();
+          break;
+        } else {
+          fail_syntax(stack.back() == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+        }
+      }
+    }
+  }
+  void member_key() {
+    ws();
+    if (in_.peek() != '"') fail_syntax("expected a key string");
+    string(scratch_);
+    expect(':', "expected ':'");
+  }
+  void scalar_skip() {
+    switch (in_.peek()) {
+      case '"':
+        string(scratch_);
+        return;
+      case 't':
+        literal("true");
+        return;
+      case 'f':
+        literal("false");
+        return;
+      case 'n':
+        literal("null");
+        return;
+      default:
+        if (in_.peek() == '-' || (in_.peek() >= '0' && in_.peek() <= '9')) {
+          number(scratch_num_);
+          return;
+        }
+        fail_syntax("expected a value");
+    }
+  }
+  // A value read as a Num: numbers and strings keep their kind, anything else is skipped and becomes Other.
+  void scalar(Num& n) {
+    ws();
+    const int c = in_.peek();
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      number(n);
+    } else if (c == '"') {
+      string(n.text);
+      n.kind = Num::String;
+    } else {
+      skip();
+      n.kind = Num::Other;
+    }
+  }
+  // A string value into `out`; false (and the value skipped) when it is not a string.
+  bool string_value(std::string& out) {
+    ws();
+    if (in_.peek() != '"') {
+      skip();
+      return false;
+    }
+    string(out);
+    return true;
+  }
+
+  // Calls member(key) for each member of an object; the member must consume its value. Returns false (value skipped)
+  // when the value is not an object.
+  template <typename F>
+  bool object(F&& member) {
+    ws();
+    if (in_.peek() != '{') {
+      skip();
+      return false;
+    }
+    in_.next();
+    ws();
+    if (in_.peek() == '}') {
+      in_.next();
+      return true;
+    }
+    std::string key;
+    for (;;) {
+      ws();
+      if (in_.peek() != '"') fail_syntax("expected a key string");
+      string(key);
+      expect(':', "expected ':'");
+      member(key);
+      ws();
+      const int c = in_.next();
+      if (c == '}') return true;
+      if (c != ',') fail_syntax("expected ',' or '}'");
+    }
+  }
+  // Calls item(index) for each element of an array (the item consumes it). False (value skipped) when not an array.
+  template <typename F>
+  bool array(F&& item) {
+    ws();
+    if (in_.peek() != '[') {
+      skip();
+      return false;
+    }
+    in_.next();
+    ws();
+    if (in_.peek() == ']') {
+      in_.next();
+      return true;
+    }
+    for (size_t i = 0;; ++i) {
+      item(i);
+      ws();
+      const int c = in_.next();
+      if (c == ']') return true;
+      if (c != ',') fail_syntax("expected ',' or ']'");
+    }
+  }
+
+  // ---- The trace's layout ---------------------------------------------------------------------------------------
+  void read_top_object() {
+    object([&](std::string_view key) {
+      if (key == "traceEvents") {
+        ws();
+        if (in_.peek() != '[') {
+          throw TraceError("trace " + name_ + ": \"traceEvents\" must be a list");
+        }
+        read_events();
+      } else if (key == "traceName") {
+        if (!string_value(trace_.name)) throw TraceError("trace " + name_ + ": \"traceName\" must be a string");
+      } else if (key == "baseTimeNanoseconds") {
+        Num n;
+        scalar(n);
+        if (n.kind != Num::Int || n.i < 0 || n.i > kMaxNs) {
+          throw TraceError(fmt::format("trace {}: \"baseTimeNanoseconds\" must be an integer in [0, 2^61], not {}",
+                                       name_, shown(n)));
+        }
+        trace_.base_time_ns = n.i;
+      } else if (key == "deviceProperties") {
+        array([&](size_t i) { read_device(i); });
+      } else if (key == "schemaVersion" || key == "displayTimeUnit") {
+        skip();
+      } else {
+        // Any other key (cupti_version, trace_id, distributedInfo, ...) is kept as compact JSON text.
+        std::string text;
+        ws();
+        in_.record(&text);
+        skip();
+        in_.record(nullptr);
+        trace_.metadata[std::string(key)] = std::move(text);
+      }
+    });
+  }
+
+  void read_device(size_t index) {
+    DeviceProps p;
+    std::map<std::string, Num> f;
+    const bool ok = object([&](std::string_view key) {
+      if (key == "name") {
+        if (!string_value(p.name))
+          throw TraceError(fmt::format("trace {}: deviceProperties[{}]: \"name\" must be a string", name_, index));
+      } else {
+        scalar(f[std::string(key)]);
+      }
+    });
+    if (!ok) return;
+    const std::string where = fmt::format("deviceProperties[{}]", index);
+    auto i32 = [&](const char* key) { return f.count(key) ? to_int32(f[key], key, 0, where) : 0; };
+    auto i64 = [&](const char* key) { return f.count(key) ? to_int64(f[key], key, 0, where) : 0; };
+    p.id = i32("id");
+    p.total_global_mem = i64("totalGlobalMem");
+    p.compute_major = i32("computeMajor");
+    p.compute_minor = i32("computeMinor");
+    p.max_threads_per_block = i32("maxThreadsPerBlock");
+    p.max_threads_per_sm = i32("maxThreadsPerMultiprocessor");
+    p.regs_per_block = i32("regsPerBlock");
+    p.warp_size = i32("warpSize");
+    p.shared_mem_per_block = i64("sharedMemPerBlock");
+    p.num_sms = i32("numSms");
+    p.regs_per_sm = i32("regsPerMultiprocessor");
+    p.shared_mem_per_block_optin = i64("sharedMemPerBlockOptin");
+    p.shared_mem_per_sm = i64("sharedMemPerMultiprocessor");
+    trace_.devices.push_back(std::move(p));
+  }
+
+  void read_events() {
+    saw_events_ = true;
+    array([&](size_t i) {
+      index_ = i;
+      ws();
+      if (in_.peek() != '{') {
+        skip();
+        ++skipped_["not an object"];
+        return;
+      }
+      read_event_fields();
+      use_event();
+    });
+  }
+
+  void read_event_fields() {
+    RawEvent& r = raw_;
+    r.has_ph = r.has_cat = r.has_name = r.has_args = r.has_dims = r.has_strides = false;
+    r.args_name.clear();
+    for (Num* n :
+         {&r.pid, &r.tid, &r.ts, &r.dur, &r.grid[0], &r.grid[1], &r.grid[2], &r.block[0], &r.block[1], &r.block[2]}) {
+      n->kind = Num::None;
+    }
+    for (const ArgSlot& s : kArgSlots) (r.*s.num).kind = Num::None;
+    r.types.clear();
+    object([&](std::string_view key) {
+      if (key == "ph") {
+        r.has_ph = string_value(r.ph);
+      } else if (key == "cat") {
+        r.has_cat = string_value(r.cat);
+        if (!r.has_cat) fail_event("\"cat\" must be a string");
+      } else if (key == "name") {
+        r.has_name = string_value(r.name);
+        if (!r.has_name) fail_event("\"name\" must be a string");
+      } else if (key == "pid") {
+        scalar(r.pid);
+      } else if (key == "tid") {
+        scalar(r.tid);
+      } else if (key == "ts") {
+        scalar(r.ts);
+      } else if (key == "dur") {
+        scalar(r.dur);
+      } else if (key == "args") {
+        r.has_args = object([&](std::string_view akey) { read_arg(akey); });
+      } else {
+        skip();
+      }
+    });
+  }
+
+  void read_arg(std::string_view key) {
+    RawEvent& r = raw_;
+    for (const ArgSlot& s : kArgSlots) {
+      if (key == s.key) return scalar(r.*s.num);
+    }
+    if (key == "grid" || key == "block") {
+      Num* triple = key == "grid" ? r.grid : r.block;
+      for (int k = 0; k < 3; ++k) triple[k].kind = Num::None;
+      array([&](size_t i) {
+        if (i < 3) {
+          scalar(triple[i]);
+        } else {
+          skip();
+        }
+      });
+    } else if (key == "Input Dims" || key == "Input Strides") {
+      const bool dims = key == "Input Dims";
+      auto& lists = dims ? r.dims : r.strides;
+      (dims ? r.has_dims : r.has_strides) = true;
+      lists.clear();
+      array([&](size_t) {
+        lists.emplace_back();
+        array([&](size_t) {
+          lists.back().emplace_back();
+          scalar(lists.back().back());
+        });
+      });
+    } else if (key == "Input type") {
+      r.types.clear();
+      array([&](size_t) {
+        r.types.emplace_back();
+        if (!string_value(r.types.back())) r.types.back().clear();
+      });
+    } else if (key == "name") {
+      if (!string_value(r.args_name)) r.args_name.clear();
+    } else {
+      skip();
+    }
+  }
+
+  // ---- From fields to an Event ----------------------------------------------------------------------------------
+  [[noreturn]] void fail_event(const std::string& what) {
+    throw TraceError(fmt::format("trace {}: event {}{}: {}", name_, index_,
+                                 raw_.has_name ? fmt::format(" (\"{}\")", raw_.name.substr(0, 80)) : "", what));
+  }
+  static std::string shown(const Num& n) {
+    switch (n.kind) {
+      case Num::Int:
+      case Num::Float:
+        return n.text;
+      case Num::String:
+        return "a string";
+      case Num::Other:
+        return "not a number";
+      default:
+        return "missing";
+    }
+  }
+  // A number where an integer is wanted: a fraction is rounded (torch writes some ints as 1.0), out of range is an
+  // error. Anything that is not a number gives the fallback, as before.
+  int64_t to_int64(const Num& n, const char* field, int64_t fallback, const std::string& where = "") {
+    if (n.kind == Num::Int) return n.i;
+    if (n.kind != Num::Float) return fallback;
+    if (!(std::fabs(n.d) < 9.2e18)) out_of_range(n, field, where);
+    return std::llround(n.d);
+  }
+  int to_int32(const Num& n, const char* field, int fallback, const std::string& where = "") {
+    const int64_t v = to_int64(n, field, fallback, where);
+    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) out_of_range(n, field, where);
+    return static_cast<int>(v);
+  }
+  [[noreturn]] void out_of_range(const Num& n, const char* field, const std::string& where) {
+    const std::string what = fmt::format("\"{}\" {} is out of range", field, n.text);
+    if (where.empty()) fail_event(what);
+    throw TraceError(fmt::format("trace {}: {}: {}", name_, where, what));
+  }
+  // Microseconds -> integer nanoseconds, without the rounding error of llround(v * 1000) on large values: the whole
+  // microseconds are exact in a double, and so is v - floor(v); only the fraction needs rounding.
+  int64_t us_to_ns(const Num& n, const char* field) {
+    if (n.kind == Num::Int) {
+      if (n.i > kMaxNs / 1000 || n.i < -kMaxNs / 1000) out_of_range(n, field, "");
+      return n.i * 1000;
+    }
+    if (!(std::fabs(n.d) <= static_cast<double>(kMaxNs / 1000))) out_of_range(n, field, "");
+    const double whole = std::floor(n.d);
+    return static_cast<int64_t>(whole) * 1000 + std::llround((n.d - whole) * 1000.0);
+  }
+
+  void use_event() {
+    RawEvent& r = raw_;
+    if (!r.has_ph) {
+      ++skipped_["without a ph"];
+      return;
+    }
+    // Kineto's bookkeeping lanes ("Spans", "Traces", "") have string pids: not part of the program.
+    if (r.pid.kind == Num::String || r.tid.kind == Num::String) return;
+    const bool ids = r.pid.kind == Num::Int && r.tid.kind == Num::Int;
+    const std::string_view ph = r.ph;
+    if (ph == "M") {
+      if (!ids) return;
+      if (r.has_name && std::string_view(r.name) == "process_name" && !r.args_name.empty())
+        process_names_[r.pid.i] = r.args_name;
+      if (r.ts.is_number() && meta_ts_ < 0) meta_ts_ = us_to_ns(r.ts, "ts");
+      return;
+    }
+    if (ph != "X") {  // flows are derived from correlation ids, instants carry no duration
+      if (!known_phase(ph)) ++skipped_["with an unknown ph"];
+      return;
+    }
+    if (!ids) {
+      ++skipped_["without an integer pid and tid"];
+      return;
+    }
+    if (!r.ts.is_number()) {
+      ++skipped_["without a numeric ts"];
+      return;
+    }
+    if (!r.dur.is_number()) {
+      ++skipped_["without a numeric dur"];
+      return;
+    }
+    Event e;
+    if (!r.has_cat) r.cat.clear();
+    e.cat = cat_from_name(r.cat);
+    if (r.has_name) e.name = r.name;
+    e.pid = r.pid.i;
+    e.tid = r.tid.i;
+    e.ts_ns = us_to_ns(r.ts, "ts");  // relative to baseTimeNanoseconds until finish(): that key may come later
+    e.dur_ns = us_to_ns(r.dur, "dur");
+    if (e.dur_ns < 0) fail_event(fmt::format("\"dur\" {} is negative", r.dur.text));
+    if (!r.has_args) return trace_.events.push_back(std::move(e));
+    e.external_id = to_int64(r.external_id, "External id", -1);
+    e.correlation = to_int64(r.correlation, "correlation", -1);
+    e.cbid = to_int64(r.cbid, "cbid", -1);
+    GpuArgs& g = e.gpu;
+    const bool gpu = is_gpu_cat(e.cat);
+    g.device = to_int32(r.device, "device", 0);
+    if (gpu && r.device.kind != Num::Int && r.device.kind != Num::Float) g.device = to_int32(r.pid, "pid", 0);
+    g.context = to_int32(r.context, "context", 0);
+    g.stream = to_int32(r.stream, "stream", 0);
+    if (gpu && !r.stream.is_number()) g.stream = to_int32(r.tid, "tid", 0);
+    // Our writer draws work that overlaps on its stream on a second row (trace/overlap.h), tid 1000007 for stream 7;
+    // read back, it is the stream's work again.
+    if (gpu && r.stream.is_number()) e.tid = g.stream;
+    g.registers_per_thread = to_int32(r.registers, "registers per thread", 0);
+    g.shared_memory = to_int32(r.shared_memory, "shared memory", 0);
+    g.blocks_per_sm = to_double(r.blocks_per_sm, "blocks per SM");
+    g.warps_per_sm = to_double(r.warps_per_sm, "warps per SM");
+    for (int k = 0; k < 3; ++k) {
+      g.grid[k] = to_int32(r.grid[k], "grid", 0);
+      g.block[k] = to_int32(r.block[k], "block", 0);
+    }
+    g.est_occupancy_pct = to_int32(r.occupancy, "est. achieved occupancy %", 0);
+    g.bytes = to_int64(r.bytes, "bytes", 0);
+    if (r.has_dims) e.input_dims = int_lists(r.dims, "Input Dims", true);
+    if (r.has_strides) e.input_strides = int_lists(r.strides, "Input Strides", false);
+    e.input_types = r.types;
+    trace_.events.push_back(std::move(e));
+  }
+  double to_double(const Num& n, const char* field) {
+    if (!n.is_number()) return 0;
+    if (!std::isfinite(n.d)) out_of_range(n, field, "");
+    return n.d;
+  }
+  // [[1024, 32], [64, 32], []]: one list per input; entries that are not numbers are dropped. A shape's entries must
+  // be >= 0 and multiply to an int64 (the tables compute numel and FLOPs from them).
+  std::vector<std::vector<int64_t>> int_lists(const std::vector<std::vector<Num>>& lists, const char* field,
+                                              bool shape) {
+    std::vector<std::vector<int64_t>> out;
+    out.reserve(lists.size());
+    for (const auto& list : lists) {
+      std::vector<int64_t> v;
+      int64_t numel = 1;
+      for (const Num& x : list) {
+        if (!x.is_number()) continue;
+        v.push_back(to_int64(x, field, 0));
+        if (shape && (v.back() < 0 || __builtin_mul_overflow(numel, v.back(), &numel))) {
+          fail_event(fmt::format("\"{}\" {} is negative or its product overflows int64", field, x.text));
+        }
+      }
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+  Trace finish() {
+    Trace& t = trace_;
+    for (Event& e : t.events) e.ts_ns += t.base_time_ns;
+    if (!skipped_.empty()) {
+      int64_t total = 0;
+      std::string reasons;
+      for (const auto& [why, count] : skipped_) {
+        total += count;
+        reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", count, why);
+      }
+      const std::string events = fmt::format("{} event{}", total, total == 1 ? "" : "s");
+      if (t.events.empty()) {
+        throw TraceError(fmt::format("trace {} has no usable event: skipped {}: {}", name_, events, reasons));
+      }
+      t.load_note = fmt::format("skipped {} of {}: {}", events, name_, reasons);
+    }
+    // The CPU process is the one the host ranges live on.
+    for (const Event& e : t.events) {
+      if (e.cat == Cat::UserAnnotation || e.cat == Cat::CpuOp) {
+        t.pid = e.pid;
+        break;
+      }
+    }
+    auto it = process_names_.find(t.pid);
+    if (it != process_names_.end()) t.process_name = it->second;
+    int64_t lo = 0, hi = 0;
+    for (const Event& e : t.events) {
+      if (lo == 0 || e.ts_ns < lo) lo = e.ts_ns;
+      hi = std::max(hi, e.end_ns());
+    }
+    t.window_start_ns = meta_ts_ >= 0 ? t.base_time_ns + meta_ts_ : lo;
+    t.window_end_ns = hi;
+    return std::move(t);
+  }
+
+  Source& in_;
+  const std::string& name_;
+  Trace trace_;
+  RawEvent raw_;
+  size_t index_ = 0;  // of the event being read, in traceEvents
+  bool saw_events_ = false;
+  std::map<std::string, int64_t> skipped_;  // reason -> events
+  std::map<int64_t, std::string> process_names_;
+  int64_t meta_ts_ = -1;
+  std::string scratch_;
+  Num scratch_num_;
+};
 
 }  // namespace
 
-Trace load_trace(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw TraceError("cannot read trace " + path + ": " + std::strerror(errno));
-  json doc;
-  try {
-    doc = json::parse(f);
-  } catch (const json::exception& ex) {
-    throw TraceError("trace " + path + " is not valid JSON: " + ex.what());
-  }
-  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {
-    throw TraceError("trace " + path + " has no \"traceEvents\" list: not a Chrome/Kineto trace");
-  }
-
-  Trace trace;
-  trace.base_time_ns = get_int(doc, "baseTimeNanoseconds", 0);
-  trace.name = doc.value("traceName", "");
-  static const std::set<std::string> kLayoutKeys = {"schemaVersion",       "deviceProperties", "displayTimeUnit",
-                                                    "baseTimeNanoseconds", "traceEvents",      "traceName"};
-  for (const auto& [key, value] : doc.items()) {
-    if (!kLayoutKeys.count(key)) trace.metadata[key] = value.dump();
-  }
-  if (doc.contains("deviceProperties") && doc["deviceProperties"].is_array()) {
-    for (const json& d : doc["deviceProperties"]) {
-      if (d.is_object()) trace.devices.push_back(parse_device(d));
-    }
-  }
-
-  std::map<int64_t, std::string> process_names;
-  int64_t meta_ts = -1;
-  try {
-    for (const json& j : doc["traceEvents"]) {
-      if (!j.is_object()) continue;
-      const std::string ph = j.value("ph", "");
-      // Kineto's bookkeeping lanes ("Spans", "Traces", "") have string pids: not part of the program.
-      auto pid = j.find("pid"), tid = j.find("tid");
-      if (pid == j.end() || tid == j.end() || !pid->is_number_integer() || !tid->is_number_integer()) continue;
-      if (ph == "M") {
-        if (j.value("name", "") == "process_name" && j.contains("args") && j["args"].contains("name") &&
-            j["args"]["name"].is_string()) {
-          process_names[pid->get<int64_t>()] = j["args"]["name"].get<std::string>();
-        }
-        if (j.contains("ts") && j["ts"].is_number() && meta_ts < 0) meta_ts = us_to_ns(j["ts"].get<double>());
-        continue;
-      }
-      if (ph != "X") continue;  // flows are derived from correlation ids, instants carry no duration
-      if (!j.contains("ts") || !j["ts"].is_number() || !j.contains("dur") || !j["dur"].is_number()) continue;
-      trace.events.push_back(parse_event(j, trace.base_time_ns));
-    }
-  } catch (const json::exception& ex) {
-    throw TraceError("trace " + path + ": malformed event: " + ex.what());
-  }
-
-  // The CPU process is the one the host ranges live on.
-  for (const Event& e : trace.events) {
-    if (e.cat == Cat::UserAnnotation || e.cat == Cat::CpuOp) {
-      trace.pid = e.pid;
-      break;
-    }
-  }
-  if (process_names.count(trace.pid)) trace.process_name = process_names[trace.pid];
-  int64_t lo = 0, hi = 0;
-  for (const Event& e : trace.events) {
-    if (lo == 0 || e.ts_ns < lo) lo = e.ts_ns;
-    hi = std::max(hi, e.end_ns());
-  }
-  trace.window_start_ns = meta_ts >= 0 ? trace.base_time_ns + meta_ts : lo;
-  trace.window_end_ns = hi;
-  return trace;
+Trace parse_trace(std::string_view text, const std::string& name) {
+  Source in(text);
+  return Reader(in, name).read();
 }
 
+Trace load_trace(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw TraceError("cannot read trace " + path + ": " + std::strerror(errno));
+  Source in(f.get());
+  Reader reader(in, path);
+  // An Event is ~250 bytes, a Kineto X event 300-500 bytes of JSON. Reserving one event per 128 bytes of file costs
+  // address space only (pages never written are never resident) and spares the copy that doubling a vector of a
+  // 1 GB trace's events would make (1.5x its memory at the peak). Past that estimate the vector grows as usual.
+  struct stat st {};
+  if (fstat(fileno(f.get()), &st) == 0 && st.st_size > (64 << 20))
+    reader.reserve(static_cast<size_t>(st.st_size) / 128);
+  Trace t = reader.read();
+  if (std::ferror(f.get())) throw TraceError("cannot read trace " + path + ": read error");
+  return t;
+}
 
 }  // namespace ladder

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ladder {
@@ -83,11 +84,14 @@ struct Trace {
   std::map<std::string, std::string> metadata;  // extra top-level keys, values as JSON text (e.g. "cupti_version": "130001")
   std::string process_name = "ladder";
   int64_t pid = 0;                // the CPU process
-  int64_t base_time_ns = 0;       // ts in the file are written relative to this (Kineto: now floored to 3 months)
+  int64_t base_time_ns = 0;       // ts in the file are relative to this (ours: the first event's second; Kineto: 3 months)
   int64_t window_start_ns = 0;    // the capture window (metadata events are stamped with its start)
   int64_t window_end_ns = 0;
   std::vector<Event> events;      // X events only; flows are derived from `correlation`, metadata from pid/tid
   std::string name;               // traceName
+  // load_trace/parse_trace: unusable events skipped, per reason ("skipped 3 events of t.json: 2 without a numeric ts,
+  // 1 not an object"); empty when none were. Kineto's bookkeeping (string pids, ph "M"/"s"/"f"/"i") is not counted.
+  std::string load_note;
 };
 
 // The one definition of "a launch call": an API call that puts a kernel or a whole graph on a stream
@@ -105,8 +109,13 @@ bool is_sync_call(const Event& e);
 std::string trace_to_json(const Trace& trace);
 // Writes to `path` through a temporary file and a rename, so a crash never leaves half a JSON. Throws TraceError.
 void save_trace(const Trace& trace, const std::string& path);
-// Reads a trace file written by us or by torch.profiler back into the model. Events with non-numeric pid/tid
-// (Kineto's bookkeeping lanes) and metadata events are skipped. Throws TraceError with the path on failure.
+// Reads a trace file written by us or by torch.profiler (or any Chrome trace: an object with "traceEvents", or a bare
+// list of events) back into the model, streaming: memory is the events, not the text. Events with string pid/tid
+// (Kineto's bookkeeping lanes) and metadata events are skipped; unusable ones are counted into load_note. Throws
+// TraceError, one line naming the file (and the event and field), on bad JSON, out-of-range numbers, a negative dur,
+// or when no usable event is left.
 Trace load_trace(const std::string& path);
+// The same from text in memory; `name` stands for the file in messages.
+Trace parse_trace(std::string_view text, const std::string& name);
 
 }  // namespace ladder
