@@ -63,7 +63,7 @@ const std::vector<ladder::Variant<AddLaunch>>& add_variants() {
 }
 
 void add(const ladder::Tensor& a, const ladder::Tensor& bias, const ladder::Tensor& out, const char* variant) {
-  ladder::OpRange r("add", {&a, &bias});
+  ladder::OpRange r("aten::add", {&a, &bias});
   using ladder::Error;
   if (a.dim() != 2 || !a.is_contiguous() || out.shape != a.shape || !out.is_contiguous())
     throw Error("add: a and out must be contiguous and of one 2-D shape, got " + ladder::shape_str(a.shape) + " and " +

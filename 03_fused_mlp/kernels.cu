@@ -166,7 +166,7 @@ const GeluMulVariant& find_gelu_mul_variant(const std::string& name) {
 }
 
 void gelu_mul(const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Tensor& out, const std::string& variant) {
-  ladder::OpRange range("gelu_mul", {&g, &u});  // one op where eager mode has two: its checks and launch happen inside
+  ladder::OpRange range("ladder::gelu_mul", {&g, &u});  // ours: aten has no such op (eager runs two)
   const GeluMulVariant& v = find_gelu_mul_variant(variant);
   ladder::require_flat(ladder::DType::BF16, "gelu_mul", "first input", g, g.numel());
   ladder::require_flat(ladder::DType::BF16, "gelu_mul", "second input", u, g.numel());

@@ -241,7 +241,7 @@ const MulVariant& find_mul_variant(const std::string& name) {
 }
 
 void gelu(const ladder::Tensor& g, const ladder::Tensor& h, const std::string& variant) {
-  ladder::OpRange range("gelu", {&g});  // aten::gelu's range: its checks and its launch happen inside
+  ladder::OpRange range("aten::gelu", {&g});  // its checks and its launch happen inside the range
   const GeluVariant& v = find_gelu_variant(variant);
   ladder::require_flat(ladder::DType::BF16, "gelu", "input", g, g.numel());
   ladder::require_flat(ladder::DType::BF16, "gelu", "output", h, g.numel());
@@ -250,7 +250,7 @@ void gelu(const ladder::Tensor& g, const ladder::Tensor& h, const std::string& v
 }
 
 void mul(const ladder::Tensor& a, const ladder::Tensor& b, const ladder::Tensor& out, const std::string& variant) {
-  ladder::OpRange range("mul", {&a, &b});
+  ladder::OpRange range("aten::mul", {&a, &b});
   const MulVariant& v = find_mul_variant(variant);
   ladder::require_flat(ladder::DType::BF16, "mul", "first input", a, a.numel());
   ladder::require_flat(ladder::DType::BF16, "mul", "second input", b, a.numel());

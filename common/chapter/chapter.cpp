@@ -14,6 +14,7 @@
 #include "gpu/ops.h"
 #include "profiler/profiler.h"
 #include "trace/analysis.h"
+#include "trace/overlap.h"
 #include "trace/views.h"
 
 namespace ladder {
@@ -246,6 +247,8 @@ void report(const Trace& trace, const GpuInfo& gpu, const CommonOptions& common,
   print_kernels(trace, gpu);
   fmt::print("\n{}", regime_table(index));
   fmt::print("\n{}", timeline(trace, -1, terminal_width()));
+  // Kernels that seem to start before the previous one on their stream ended (graph replays): say so once.
+  if (const std::string note = overlap_note(trace); !note.empty()) fmt::print("{}\n", note);
 
   // Host time per forward. The recorded figure is the mean length of the forward's ranges in the trace: the same
   // work with every op range, NVTX push and CUPTI record added.

@@ -236,27 +236,27 @@ std::string gemm_flags(const Tensor& a, const Tensor& b) {
 }
 
 Tensor t(const Tensor& a) {
-  OpRange r("t", {&a});
+  OpRange r("aten::t", {&a});
   return a.t();
 }
 
 Tensor reshape(const Tensor& a, const Shape& shape) {
-  OpRange r("reshape", {&a});
+  OpRange r("aten::reshape", {&a});
   return a.reshape(shape);
 }
 
 void mm(const Tensor& a, const Tensor& b, const Tensor& out) {
-  OpRange r("mm", {&a, &b});
+  OpRange r("aten::mm", {&a, &b});
   gemm(a, b, nullptr, out, "mm");
 }
 
 void addmm(const Tensor& bias, const Tensor& a, const Tensor& b, const Tensor& out) {
-  OpRange r("addmm", {&bias, &a, &b});
+  OpRange r("aten::addmm", {&bias, &a, &b});
   gemm(a, b, &bias, out, "addmm");
 }
 
 void matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
-  OpRange r("matmul", {&a, &b});
+  OpRange r("aten::matmul", {&a, &b});
   if (a.dim() == 2) return mm(a, b, out);
   // [..., K] @ [K, N]: fold the leading dims into rows. Both reshapes are views; only mm launches a kernel.
   const Tensor a2 = reshape(a, {-1, a.size(-1)});
@@ -265,12 +265,12 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& out) {
 
 void linear(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& out) {
   if (bias) {
-    OpRange r("linear", {&x, &w, bias});
+    OpRange r("aten::linear", {&x, &w, bias});
     const Tensor wt = t(w);  // [out, in] -> [in, out]: strides swap, nothing moves
     const Tensor x2 = x.dim() == 2 ? x : reshape(x, {-1, x.size(-1)});
     addmm(*bias, x2, wt, out.reshape({-1, out.size(-1)}));
   } else {
-    OpRange r("linear", {&x, &w});
+    OpRange r("aten::linear", {&x, &w});
     matmul(x, t(w), out);
   }
 }

@@ -1,8 +1,9 @@
 // The ops layer: the C++ counterparts of the aten ops a PyTorch trace shows.
 //
-// Every op opens a CPU range (category cpu_op) named like the aten op without its "aten::" prefix, records its inputs'
-// dims, dtypes and strides as the range's args (torch's record_shapes), and pushes the range's id as CUPTI's external
-// correlation id, so the kernel it launches carries the op's "External id" in the trace.
+// Every op opens a CPU range (category cpu_op) named exactly like the aten op it reproduces ("aten::linear"), records
+// its inputs' dims, dtypes and strides as the range's args (torch's record_shapes), and pushes the range's id as CUPTI's
+// external correlation id, so the kernel it launches carries the op's "External id" in the trace. The same names make
+// the tools that read PyTorch's traces (HolisticTraceAnalysis, TensorBoard's profiler) treat our ops as theirs.
 //
 // Outputs are passed in, already allocated: like PyTorch's caching allocator, a forward never calls cudaMalloc, so the
 // trace shows only the work itself.
@@ -17,9 +18,10 @@
 
 namespace ladder {
 
-// The range every op opens: a cpu_op named like the aten op it reproduces, with its inputs' dims, dtypes and strides
-// as args (torch's record_shapes) while a profiler records. A chapter's own kernels open one too, so their kernels
-// carry an op's External id like every other (a null input stands for an argument that is not a tensor).
+// The range every op opens: a cpu_op named like the aten op it reproduces ("aten::mm"), or "ladder::..." for an op
+// aten has no counterpart for (03_fused_mlp's "ladder::gelu_mul"), with its inputs' dims, dtypes and strides as args
+// (torch's record_shapes) while a profiler records. A chapter's own kernels open one too, so their kernels carry an
+// op's External id like every other (a null input stands for an argument that is not a tensor).
 class OpRange {
  public:
   OpRange(const std::string& name, std::initializer_list<const Tensor*> inputs);

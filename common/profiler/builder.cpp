@@ -53,7 +53,7 @@ bool blocklisted(const std::string& name) {
 }  // namespace
 
 BuiltEvents build_events(const Records& recs, std::vector<Event> host_ranges, int64_t window_start,
-                         int64_t window_end) {
+                         int64_t window_end, int64_t correlation_base) {
   BuiltEvents out;
   auto in_window = [&](uint64_t start, uint64_t end) {
     return start != 0 && static_cast<int64_t>(start) >= window_start && static_cast<int64_t>(end) <= window_end;
@@ -98,7 +98,7 @@ BuiltEvents build_events(const Records& recs, std::vector<Event> host_ranges, in
     e.tid = r.tid;
     e.ts_ns = static_cast<int64_t>(r.start_ns);
     e.dur_ns = static_cast<int64_t>(r.end_ns - r.start_ns);
-    e.correlation = static_cast<int64_t>(r.correlation);
+    e.correlation = correlation_base + static_cast<int64_t>(r.correlation);  // see kCorrelationIdBase
     e.cbid = r.cbid;
     e.external_id = lookup(op_of, r.correlation);
     events.push_back(std::move(e));
@@ -119,7 +119,7 @@ BuiltEvents build_events(const Records& recs, std::vector<Event> host_ranges, in
     e.tid = r.args.stream;
     e.ts_ns = static_cast<int64_t>(r.start_ns);
     e.dur_ns = static_cast<int64_t>(r.end_ns - r.start_ns);
-    e.correlation = static_cast<int64_t>(r.correlation);
+    e.correlation = correlation_base + static_cast<int64_t>(r.correlation);
     e.external_id = lookup(op_of, r.correlation);
     e.gpu = r.args;
     const int64_t user = lookup(user_of, r.correlation);

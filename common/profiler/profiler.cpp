@@ -145,7 +145,7 @@ struct Profiler::Impl {
       host.clear();
       open.clear();
     }
-    BuiltEvents built_events = build_events(records, std::move(ranges), window_start, window_end);
+    BuiltEvents built_events = build_events(records, std::move(ranges), window_start, window_end, kCorrelationIdBase);
     if (built_events.incomplete_records > 0) {
       throw Error("the profiler got " + std::to_string(built_events.incomplete_records) +
                   " GPU records without timestamps (CUPTI's device buffer ran short), so the trace would be missing "

@@ -1,14 +1,21 @@
 // Reading and writing traces in the format PyTorch's profiler (Kineto) writes, so that one of our traces and one from
 // torch.profiler open side by side in Perfetto and read back into the same `Trace`.
 //
-// Three details matter more than they look:
+// Four details matter more than they look:
 //  - Time. Viewers read `ts` as a double of microseconds. An absolute epoch time (~1.8e15 us) keeps only a quarter of
-//    a microsecond of precision, so Kineto writes times relative to `baseTimeNanoseconds` (now floored to a 3-month
-//    period) and prints integer nanoseconds as "us.nnn": exact, and short enough for a double to hold every ns.
+//    a microsecond of precision, so Kineto writes times relative to `baseTimeNanoseconds` and prints integer
+//    nanoseconds as "us.nnn". Kineto's base is the time floored to 3 months, which leaves ts up to 7.9e12 us, where
+//    a double's step is 0.98 ns: Perfetto then reads some times 1 ns off, and of two kernels of a graph replay that
+//    touch exactly (one ends the ns the next starts, common there) it made the first overlap the second and dropped
+//    one. Our base is the first event's time floored to a whole second: ts stay below 1e10 us for any run shorter
+//    than 2.7 hours, where a double's step is 0.002 ns, so every reader gets every ns back.
 //  - Names. Demangled kernel names hold quotes and backslashes (`void k<"a\b">`); one unescaped quote makes the whole
 //    file unreadable, so every string goes through json_escape.
 //  - Arrows. Perfetto draws a flow from the launch call to the kernel only if the "s" lies inside the launch slice on
 //    the same pid/tid and the "f" (with "bp":"e") sits at the kernel's start on the GPU lane.
+//  - Rows. Perfetto drops a slice that partly overlaps the one before it on its row, and a kernel replayed from a CUDA
+//    graph can start a few ns before the previous one on its stream ends (overlap.h says why). Such a kernel goes on
+//    a second row of its stream, "stream 7 (overlapped)", timestamps untouched, with an "overlap" arg.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -26,6 +33,7 @@
 #include <utility>
 
 #include "trace/error.h"
+#include "trace/overlap.h"
 #include "trace/trace.h"
 
 namespace ladder {
@@ -91,10 +99,16 @@ void put_int_list(Out& out, const std::vector<int64_t>& v) {
   out.push_back(']');
 }
 
-// Kineto's base time: the capture time floored to a "3-month" period of 7889238 s (a month of 2629746 s, times
-// 3), so that relative ts stay far below 2^53 ns and traces of several ranks still share one base.
-int64_t kineto_base_time_ns(int64_t t_ns) {
-  constexpr int64_t kPeriodNs = int64_t{7889238} * 1000000000;
+std::string escaped(const std::string& s) {
+  Out o;
+  put_escaped(o, s);
+  return fmt::to_string(o);
+}
+
+// The base time: the capture time floored to a whole second (see "Time" above; Kineto floors to 3 months, 7889238 s,
+// which costs ns precision). A trace read from a file keeps the base it had.
+int64_t base_time_ns(int64_t t_ns) {
+  constexpr int64_t kPeriodNs = 1000000000;
   if (t_ns <= 0) return 0;
   return t_ns / kPeriodNs * kPeriodNs;
 }
@@ -110,8 +124,9 @@ int64_t first_time_ns(const Trace& trace) {
 }
 
 
-// Writes one "args" object: the keys torch.profiler writes for this category, in its order.
-void put_args(Out& out, const Event& e) {
+// Writes one "args" object: the keys torch.profiler writes for this category, in its order, then our "overlap" (an
+// activity drawn on an overlap row) if any.
+void put_args(Out& out, const Event& e, const std::string& overlap) {
   auto it = std::back_inserter(out);
   std::vector<std::string> parts;  // each already formatted "key": value
   auto add = [&](const char* key, const std::string& value) { parts.push_back(fmt::format("\"{}\": {}", key, value)); };
@@ -186,22 +201,23 @@ void put_args(Out& out, const Event& e) {
       if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
       break;
   }
+  if (!overlap.empty()) add("overlap", escaped(overlap));
   out.append(std::string_view("\"args\": {"));
   for (size_t i = 0; i < parts.size(); ++i) fmt::format_to(it, "{}{}", i ? ", " : "", parts[i]);
   out.push_back('}');
 }
 
-void put_x(Out& out, const Event& e, int64_t base) {
+void put_x(Out& out, const Event& e, int64_t tid, int64_t base, const std::string& overlap) {
   out.append(std::string_view("    {\"ph\": \"X\", \"cat\": "));
   put_escaped(out, cat_name(e.cat));
   out.append(std::string_view(", \"name\": "));
   put_escaped(out, e.name);
-  fmt::format_to(std::back_inserter(out), ", \"pid\": {}, \"tid\": {}, \"ts\": ", e.pid, e.tid);
+  fmt::format_to(std::back_inserter(out), ", \"pid\": {}, \"tid\": {}, \"ts\": ", e.pid, tid);
   put_us(out, e.ts_ns - base);
   out.append(std::string_view(", \"dur\": "));
   put_us(out, e.dur_ns);
   out.append(std::string_view(", "));
-  put_args(out, e);
+  put_args(out, e, overlap);
   out.push_back('}');
 }
 
@@ -224,16 +240,10 @@ void put_meta(Out& out, const char* name, int64_t pid, int64_t tid, int64_t ts, 
                  json_value);
 }
 
-std::string escaped(const std::string& s) {
-  Out o;
-  put_escaped(o, s);
-  return fmt::to_string(o);
-}
-
 std::string write_json(const Trace& trace, const std::string& trace_name) {
   Out out;
   auto it = std::back_inserter(out);
-  const int64_t base = trace.base_time_ns != 0 ? trace.base_time_ns : kineto_base_time_ns(first_time_ns(trace));
+  const int64_t base = trace.base_time_ns != 0 ? trace.base_time_ns : base_time_ns(first_time_ns(trace));
 
   // ---- top level, in Kineto's order ----
   out.append(std::string_view("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": ["));
@@ -270,6 +280,19 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
       if (!inserted && e.ts_ns < pos->second->ts_ns) pos->second = &e;
     }
   }
+  // The row (tid) of every GPU activity: its stream's, or an overlap row of that stream (overlap.h).
+  const std::map<const Event*, int> rows = overlap_rows(trace);
+  const std::map<const Event*, std::string> overlap_text = overlap_args(trace);
+  auto tid_of = [&](const Event& e) -> int64_t {
+    if (!is_gpu_activity(e.cat)) return e.tid;
+    const auto r = rows.find(&e);
+    return overlap_row_tid(e.gpu.stream, r == rows.end() ? 0 : r->second);
+  };
+  auto overlap_of = [&](const Event& e) {
+    const auto a = overlap_text.find(&e);
+    return a == overlap_text.end() ? std::string() : a->second;
+  };
+
   bool first = true;
   auto sep = [&]() {
     if (!first) out.append(std::string_view(",\n"));
@@ -277,7 +300,7 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
   };
   for (const Event& e : trace.events) {
     sep();
-    put_x(out, e, base);
+    put_x(out, e, tid_of(e), base, overlap_of(e));
     if (is_api_call(e.cat) && first_gpu_by_corr.count(e.correlation) && launch_by_corr.at(e.correlation) == &e) {
       sep();
       put_flow(out, 's', e.correlation, e.pid, e.tid, e.ts_ns - base);
@@ -286,7 +309,7 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
       auto f = first_gpu_by_corr.find(e.correlation);
       if (f != first_gpu_by_corr.end() && f->second == &e) {
         sep();
-        put_flow(out, 'f', e.correlation, e.pid, e.tid, e.ts_ns - base);
+        put_flow(out, 'f', e.correlation, e.pid, tid_of(e), e.ts_ns - base);
       }
     }
   }
@@ -295,12 +318,15 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
   const int64_t meta_ts = first_time_ns(trace) - base;
   const std::string pname = escaped(trace.process_name);
   std::set<int64_t> cpu_pids, gpu_pids;
-  std::set<std::pair<int64_t, int64_t>> cpu_threads, gpu_streams;
+  std::set<std::pair<int64_t, int64_t>> cpu_threads;
+  std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int>> gpu_rows;  // (device, tid) -> (stream, row)
+  for (const auto& [e, row] : rows) gpu_rows[{e->pid, tid_of(*e)}] = {e->gpu.stream, row};
   if (trace.pid != 0) cpu_pids.insert(trace.pid);
   for (const Event& e : trace.events) {
     if (is_gpu_cat(e.cat)) {
       gpu_pids.insert(e.pid);
-      gpu_streams.insert({e.pid, e.tid});
+      const int64_t tid = tid_of(e);
+      if (!gpu_rows.count({e.pid, tid})) gpu_rows[{e.pid, tid}] = {tid, 0};
     } else {
       cpu_pids.insert(e.pid);
       cpu_threads.insert({e.pid, e.tid});
@@ -323,12 +349,17 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
     // Kineto sorts GPUs after every CPU process: 5000000 + device index.
     put_meta(out, "process_sort_index", dev, 0, meta_ts, "sort_index", std::to_string(5000000 + dev));
   }
-  for (const auto& [dev, stream] : gpu_streams) {
+  for (const auto& [lane, stream_row] : gpu_rows) {
+    const auto& [dev, tid] = lane;
+    const auto& [stream, row] = stream_row;
+    // The trailing space is Kineto's: "stream {} {}" with an empty suffix. An overlap row sorts right after its stream.
+    const std::string name = row == 0   ? fmt::format("stream {} ", stream)
+                             : row == 1 ? fmt::format("stream {} (overlapped)", stream)
+                                        : fmt::format("stream {} (overlapped {})", stream, row);
     sep();
-    // The trailing space is Kineto's: "stream {} {}" with an empty suffix.
-    put_meta(out, "thread_name", dev, stream, meta_ts, "name", fmt::format("\"stream {} \"", stream));
+    put_meta(out, "thread_name", dev, tid, meta_ts, "name", escaped(name));
     sep();
-    put_meta(out, "thread_sort_index", dev, stream, meta_ts, "sort_index", std::to_string(stream));
+    put_meta(out, "thread_sort_index", dev, tid, meta_ts, "sort_index", std::to_string(stream));
   }
   for (const auto& [pid, tid] : cpu_threads) {
     sep();

@@ -1,0 +1,115 @@
+// See overlap.h. One walk per (device, stream) in start order, remembering the activity that ends last so far.
+#include "trace/overlap.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace ladder {
+
+namespace {
+
+// GPU activities grouped by (device, stream), each group in start order (longest first at equal starts).
+std::map<std::pair<int64_t, int64_t>, std::vector<const Event*>> by_stream(const Trace& trace) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<const Event*>> lanes;
+  for (const Event& e : trace.events) {
+    if (is_gpu_activity(e.cat)) lanes[{e.pid, e.gpu.stream}].push_back(&e);
+  }
+  for (auto& [lane, v] : lanes) {
+    std::stable_sort(v.begin(), v.end(), [](const Event* a, const Event* b) {
+      return std::make_tuple(a->ts_ns, -a->dur_ns) < std::make_tuple(b->ts_ns, -b->dur_ns);
+    });
+  }
+  return lanes;
+}
+
+}  // namespace
+
+std::vector<Overlap> find_overlaps(const Trace& trace) {
+  std::vector<Overlap> out;
+  for (const auto& [lane, v] : by_stream(trace)) {
+    const Event* last = nullptr;  // the one that ends last among those seen
+    for (const Event* e : v) {
+      if (last && e->ts_ns < last->end_ns()) out.push_back(Overlap{last, e, last->end_ns() - e->ts_ns});
+      if (!last || e->end_ns() > last->end_ns()) last = e;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Overlap& a, const Overlap& b) { return a.event->ts_ns < b.event->ts_ns; });
+  return out;
+}
+
+std::map<const Event*, int> overlap_rows(const Trace& trace) {
+  std::map<const Event*, int> rows;
+  for (const auto& [lane, v] : by_stream(trace)) {
+    std::vector<int64_t> row_end;  // end of the last slice on each row
+    for (const Event* e : v) {
+      size_t r = 0;
+      while (r < row_end.size() && row_end[r] > e->ts_ns) ++r;
+      if (r == row_end.size()) row_end.push_back(0);
+      row_end[r] = e->end_ns();
+      if (r > 0) rows[e] = static_cast<int>(r);
+    }
+  }
+  return rows;
+}
+
+int64_t overlap_row_tid(int64_t stream, int row) { return stream + int64_t{row} * 1000000; }
+
+namespace {
+
+// Correlation ids of work launched by a cudaGraphLaunch (or cuGraphLaunch) that this trace holds.
+std::set<int64_t> graph_correlations(const Trace& trace) {
+  std::set<int64_t> out;
+  for (const Event& e : trace.events) {
+    if (is_api_call(e.cat) && e.name.find("GraphLaunch") != std::string::npos) out.insert(e.correlation);
+  }
+  return out;
+}
+
+const char* kWhyGraph = "CUPTI's timestamps, not concurrency, since the graph orders them";
+const char* kWhyOther = "programmatic dependent launch lets a kernel start early; without it, CUPTI's timestamps";
+
+std::string arg_text(const std::set<int64_t>& graph, const Overlap& o) {
+  const bool replay = graph.count(o.event->correlation) && graph.count(o.previous->correlation);
+  return fmt::format("starts {} ns before {} on stream {} ends; {}", o.ns, o.previous->name, o.event->gpu.stream,
+                     replay ? std::string("both replayed from a CUDA graph: ") + kWhyGraph : std::string(kWhyOther));
+}
+
+}  // namespace
+
+std::string overlap_arg(const Trace& trace, const Overlap& o) { return arg_text(graph_correlations(trace), o); }
+
+std::map<const Event*, std::string> overlap_args(const Trace& trace) {
+  const std::set<int64_t> graph = graph_correlations(trace);  // once: a trace may hold many overlaps
+  std::map<const Event*, std::string> out;
+  for (const Overlap& o : find_overlaps(trace)) out[o.event] = arg_text(graph, o);
+  return out;
+}
+
+std::string overlap_note(const Trace& trace) {
+  const std::vector<Overlap> found = find_overlaps(trace);
+  if (found.empty()) return "";
+  const std::set<int64_t> graph = graph_correlations(trace);
+  int64_t lo = found[0].ns, hi = found[0].ns;
+  bool all_replayed = true;
+  std::set<int64_t> streams;
+  for (const Overlap& o : found) {
+    lo = std::min(lo, o.ns);
+    hi = std::max(hi, o.ns);
+    streams.insert(o.event->gpu.stream);
+    all_replayed = all_replayed && graph.count(o.event->correlation) && graph.count(o.previous->correlation);
+  }
+  size_t activities = 0;
+  for (const Event& e : trace.events) activities += is_gpu_activity(e.cat) ? 1 : 0;
+  std::string rows;
+  for (int64_t s : streams) rows += fmt::format("{}\"stream {} (overlapped)\"", rows.empty() ? "" : ", ", s);
+  return fmt::format("note: {} of {} GPU activities start {} before the previous one on their stream ends ({}); "
+                     "Perfetto shows them on the row {}",
+                     found.size(), activities, lo == hi ? fmt::format("{} ns", lo) : fmt::format("{} to {} ns", lo, hi),
+                     all_replayed ? std::string("in a graph replay: ") + kWhyGraph : std::string(kWhyOther), rows);
+}
+
+}  // namespace ladder

