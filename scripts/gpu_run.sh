@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# On a GPU machine, what a maintainer runs before committing traces or figures: build everything, run every GPU test
+# with LADDER_REQUIRE_GPU=1 (a skipped test fails), record the reference traces, and run the benchmarks. Everything
+# goes to OUT (logs, traces, tables), and the last lines say what passed.
+#
+#   scripts/gpu_run.sh OUT [--quick]      (--quick: tests and traces only, no benchmarks)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/gpu_run.sh OUT [--quick]}
+quick=${2:-}
+mkdir -p "$out"
+summary=()
+step() {  # step NAME LOG COMMAND...: runs the command with its output in OUT/LOG, notes pass or fail
+  local name=$1 log=$2
+  shift 2
+  echo "== $name"
+  if "$@" > "$out/$log" 2>&1; then summary+=("ok    $name"); else summary+=("FAIL  $name (see $log)"); tail -20 "$out/$log"; fi
+}
+
+step configure configure.log cmake --preset default
+step build build.log cmake --build --preset default
+export LADDER_REQUIRE_GPU=1
+step "ctest -L gpu" ctest_gpu.log ctest --preset default -L gpu -j 4
+step "ctest -L cpu" ctest_cpu.log ctest --preset default -L cpu -j 8
+step "reference traces" record.log scripts/record_traces.sh "$out/reference" build
+if [ "$quick" != "--quick" ]; then
+  step "bench/forwards.sh" forwards.txt bench/forwards.sh build
+  step bench_elementwise bench_elementwise.txt build/bench/bench_elementwise
+  if [ -x build/bench/bench_epilogue_mlp ]; then
+    step bench_epilogue_mlp bench_epilogue_mlp.txt build/bench/bench_epilogue_mlp
+  fi
+fi
+{ nvidia-smi -L; nvidia-smi --query-gpu=driver_version,clocks.max.sm --format=csv; } > "$out/gpu.txt" 2>&1
+echo
+grep -h "tests passed" "$out"/ctest_*.log
+printf '%s\n' "${summary[@]}"
