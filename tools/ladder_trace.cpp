@@ -2,7 +2,7 @@
 //
 //   ladder-trace summary FILE           the key_averages()-style table, then kernels and GPU busy time per step
 //   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
-//   ladder-trace diff A B               what changed from A to B: kernels removed/added, times, bytes moved
+//   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
 //
 // Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
 #include <fmt/format.h>
@@ -53,6 +53,8 @@ int main(int argc, char** argv) {
   CLI::App* diff = app.add_subcommand("diff", "what changed from trace A to trace B");
   diff->add_option("a", file, "trace A (before)")->required()->check(CLI::ExistingFile);
   diff->add_option("b", file_b, "trace B (after)")->required()->check(CLI::ExistingFile);
+  std::string diff_step;
+  diff->add_option("--step", diff_step, "compare this step of both (3 = ProfilerStep#3; default: the mean over all steps)");
 
   try {
     app.parse(argc, argv);
@@ -85,7 +87,7 @@ int main(int argc, char** argv) {
     } else if (*tl) {
       fmt::print("{}", timeline(t, step, width ? width : terminal_width()));
     } else if (*diff) {
-      fmt::print("{}", diff_traces(t, load(file_b), file, file_b));
+      fmt::print("{}", diff_traces(t, load(file_b), file, file_b, diff_step));
     }
   } catch (const std::exception& e) {
     std::fflush(stdout);

@@ -8,10 +8,12 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
 #include "trace/analysis.h"
+#include "trace/views.h"  // printable()
 
 namespace ladder {
 
@@ -137,8 +139,12 @@ int64_t dtype_bytes(const std::string& t) {
   return it == kSizes.end() ? 0 : it->second;
 }
 
-int64_t numel(const std::vector<int64_t>& dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<int64_t>());
+// In double: "Input Dims" come from the file, and a product of hostile dims must not overflow an int64. A negative
+// dim (not a shape) makes the count negative, which the callers reject.
+double numel(const std::vector<int64_t>& dims) {
+  double n = 1;
+  for (int64_t d : dims) n *= static_cast<double>(d);
+  return n;
 }
 
 }  // namespace
@@ -188,7 +194,8 @@ std::string regime_table(const TraceIndex& index) {
   out += fmt::format("  {:<16} {:>8} {:>11} {:>11} {:>7} {:>12} {:>11}\n", "step", "kernels", "wall", "GPU busy",
                      "busy", "CPU launch", "CPU sync");
   for (const StepStats& s : step_stats(index)) {
-    out += fmt::format("  {:<16} {:>8} {:>9.1f}us {:>9.1f}us {:>6.1f}% {:>10.1f}us {:>9.1f}us\n", s.name, s.kernels,
+    out += fmt::format("  {:<16} {:>8} {:>9.1f}us {:>9.1f}us {:>6.1f}% {:>10.1f}us {:>9.1f}us\n", printable(s.name),
+                       s.kernels,
                        s.dur_ns / 1e3, s.gpu_busy_ns / 1e3, s.dur_ns ? 100.0 * s.gpu_busy_ns / s.dur_ns : 0.0,
                        s.launch_ns / 1e3, s.sync_ns / 1e3);
   }
@@ -217,10 +224,22 @@ std::string summary_table(const TraceIndex& index, int row_limit) {
         const int h = index.host_with_external_id(e.external_id);
         if (h >= 0) self_cuda[h] += e.dur_ns;
       }
-    } else {
+    } else if (is_tree_event(e)) {
       self_cpu[i] = e.dur_ns;
       for (int c : index.children(static_cast<int>(i))) self_cpu[i] -= ev[c].dur_ns;
     }
+  }
+  // An overhead event carries, in torch's memory though not in the file, the correlation of the op it interrupted:
+  // torch credits it with that op's kernels too (and the op's CUDA total then counts them twice, through it).
+  std::unordered_map<int64_t, int64_t> kernel_ns_by_ext;
+  for (const Event& e : ev) {
+    if (is_gpu_activity(e.cat) && e.external_id >= 0) kernel_ns_by_ext[e.external_id] += e.dur_ns;
+  }
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const int p = index.parent(static_cast<int>(i));
+    if (!is_overhead_event(ev[i]) || p < 0 || ev[p].external_id < 0) continue;
+    auto it = kernel_ns_by_ext.find(ev[p].external_id);
+    if (it != kernel_ns_by_ext.end()) self_cuda[i] = it->second;
   }
   // Children come after their parents in host_order(), so one backwards pass sums the subtrees.
   const std::vector<int>& order = index.host_order();
@@ -229,36 +248,51 @@ std::string summary_table(const TraceIndex& index, int row_limit) {
     if (index.parent(*it) >= 0) cuda_total[index.parent(*it)] += cuda_total[*it];
   }
 
+  // torch's EventList._remove_dup_nodes: an op whose only child has its own name (aten::sum calling aten::sum, one
+  // overload dispatching to another) is one op. The child's row goes; its self time joins the parent's, and its
+  // kernels replace the parent's. Deepest first, so a chain folds into its top.
+  std::vector<char> folded(ev.size(), 0);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int i = *it, p = index.parent(i);
+    if (p < 0 || ev[p].name != ev[i].name || index.children(p).size() != 1) continue;
+    folded[i] = 1;
+    self_cpu[p] += self_cpu[i];
+    self_cuda[p] = self_cuda[i];
+    cuda_total[p] = cuda_total[i];
+  }
+
   // Rows: one per (name, kind); ProfilerStep#k steps share "ProfilerStep*". A user range shows twice, as torch
   // does: once for its CPU range and once for its span on the GPU lane.
   struct Row {
     std::string key;
     int64_t self_cpu = 0, cpu_total = 0, self_cuda = 0, cuda_total = 0, calls = 0;
     bool device = false;  // kernel/memcpy/memset: counts toward "Self CUDA time total"
+    std::tuple<bool, int64_t, int64_t, int> first;  // where torch's walk meets the row first (see below)
   };
   std::vector<Row> rows;
-  std::map<std::pair<std::string, int>, size_t> row_of;
-  // Rows are created in the order events happened (GPU-lane annotations last, as torch lists them), and a stable
-  // sort by CUDA total then keeps that order among equals.
-  std::vector<int> visit(ev.size());
-  std::iota(visit.begin(), visit.end(), 0);
-  std::stable_sort(visit.begin(), visit.end(), [&](int a, int b) {
-    const bool ga = ev[a].cat == Cat::GpuUserAnnotation, gb = ev[b].cat == Cat::GpuUserAnnotation;
-    return std::make_tuple(ga, ev[a].ts_ns, -ev[a].dur_ns) < std::make_tuple(gb, ev[b].ts_ns, -ev[b].dur_ns);
-  });
+  // Keyed by views of the names in the trace (no string copied per event), one map per kind.
+  std::unordered_map<std::string_view, size_t> row_of[3];
   int64_t total_self_cpu = 0, total_self_cuda = 0;
   bool any_device_time = false;
-  for (int i : visit) {
+  for (int i = 0; i < static_cast<int>(ev.size()); ++i) {
     const Event& e = ev[i];
+    if (!is_gpu_cat(e.cat) && (!is_tree_event(e) || folded[i])) continue;  // Python frames: not in key_averages()
     const int kind = e.cat == Cat::GpuUserAnnotation ? 2 : is_gpu_activity(e.cat) ? 1 : 0;
-    const std::string key = starts_with(e.name, "ProfilerStep#") && kind == 0 ? "ProfilerStep*" : e.name;
-    auto [pos, inserted] = row_of.emplace(std::make_pair(key, kind), rows.size());
+    // Steps share one row, on the CPU lane and on the GPU lane alike (torch 2.11 writes ProfilerStep#k spans there).
+    const bool step = starts_with(e.name, "ProfilerStep#") && kind != 1;
+    const std::string_view key = step ? std::string_view("ProfilerStep*") : std::string_view(e.name);
+    // Torch lists rows in the order it meets events (by start, longest first; GPU-lane annotations last), and a stable
+    // sort by CUDA total keeps that order among equals: remember where each row was met first, sort by it below.
+    const auto first = std::make_tuple(kind == 2, e.ts_ns, -e.dur_ns, i);
+    auto [pos, inserted] = row_of[kind].emplace(key, rows.size());
     if (inserted) {
       rows.push_back(Row{});
-      rows.back().key = key;
+      rows.back().key = std::string(key);
       rows.back().device = kind == 1;
+      rows.back().first = first;
     }
     Row& r = rows[pos->second];
+    r.first = std::min(r.first, first);
     r.calls++;
     r.self_cuda += self_cuda[i];
     r.cuda_total += cuda_total[i];
@@ -270,13 +304,14 @@ std::string summary_table(const TraceIndex& index, int row_limit) {
     if (kind == 1) total_self_cuda += e.dur_ns;
     if (self_cuda[i] > 0) any_device_time = true;
   }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.first < b.first; });
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.cuda_total > b.cuda_total; });
   if (row_limit >= 0 && static_cast<int>(rows.size()) > row_limit) rows.resize(row_limit);
 
   // Layout of torch's _build_table: right-aligned cells, two spaces after each, names cut at 52 + "...".
   constexpr size_t kMaxName = 55;
   size_t longest = 0;
-  for (const Row& r : rows) longest = std::max(longest, r.key.size());
+  for (const Row& r : rows) longest = std::max(longest, printable(r.key).size());
   const size_t name_w = std::min(longest + 4, kMaxName);
   std::vector<std::string> headers = {"Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"};
   if (any_device_time) {
@@ -297,7 +332,7 @@ std::string summary_table(const TraceIndex& index, int row_limit) {
   line(headers);
   out += rule;
   for (const Row& r : rows) {
-    std::string name = r.key;
+    std::string name = printable(r.key);  // a name from the file: control bytes escaped, never sent raw
     if (name.size() >= kMaxName - 3) name = name.substr(0, kMaxName - 3) + "...";
     std::vector<std::string> cells = {name,
                                       format_share(r.self_cpu, total_self_cpu),
@@ -324,56 +359,71 @@ std::string summary_table(const TraceIndex& index, int row_limit) {
 
 bool op_work(const Event& op, Work* work) {
   std::string name = op.name;
-  if (starts_with(name, "aten::")) name = name.substr(6);
+  if (starts_with(name, "aten::")) name = name.substr(6);  // torch's names and ours
+  if (starts_with(name, "ladder::")) name = name.substr(8);  // our ops that aten has no counterpart for
   const auto& dims = op.input_dims;
   const auto& types = op.input_types;
   if (dims.empty() || types.size() < dims.size()) return false;
   // Bytes of input i; 0 for inputs that are not tensors of a known dtype (torch writes "Scalar" or "").
-  auto in_bytes = [&](size_t i) { return i < dims.size() ? numel(dims[i]) * dtype_bytes(types[i]) : 0; };
-  auto elem = [&](size_t i) { return dtype_bytes(types[i]); };
+  auto in_bytes = [&](size_t i) {
+    return i < dims.size() ? numel(dims[i]) * static_cast<double>(dtype_bytes(types[i])) : 0.0;
+  };
+  auto elem = [&](size_t i) { return static_cast<double>(dtype_bytes(types[i])); };
+  auto finite = [](double x) { return x >= 0 && x < 1e300; };
 
   // GEMMs: C[M,N] = A[M,K] @ B[K,N] does M*N*K multiply-adds = 2*M*N*K FLOPs, reads A and B (and a bias) once and
   // writes C once; that is the least traffic any kernel can have, so achieved GB/s against it is a lower bound.
-  auto gemm = [&](int64_t m, int64_t n, int64_t k, int64_t read_bytes, size_t out_dtype_input) {
-    if (m <= 0 || n <= 0 || k <= 0 || elem(out_dtype_input) == 0) return false;
-    work->flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    work->bytes = static_cast<double>(read_bytes + m * n * elem(out_dtype_input));
-    return true;
+  // Everything in double (dims come from the file: no overflow), and no shape with a zero or negative extent.
+  auto gemm = [&](double m, double n, double k, double read_bytes, size_t out_dtype_input) {
+    if (!(m > 0 && n > 0 && k > 0) || elem(out_dtype_input) == 0 || !finite(read_bytes)) return false;
+    work->flops = 2.0 * m * n * k;
+    work->bytes = read_bytes + m * n * elem(out_dtype_input);
+    return finite(work->flops) && finite(work->bytes);
   };
+  auto d = [](int64_t v) { return static_cast<double>(v); };
   if (name == "mm" && dims.size() == 2 && dims[0].size() == 2 && dims[1].size() == 2) {
     if (dims[0][1] != dims[1][0]) return false;
-    return gemm(dims[0][0], dims[1][1], dims[0][1], in_bytes(0) + in_bytes(1), 0);
+    return gemm(d(dims[0][0]), d(dims[1][1]), d(dims[0][1]), in_bytes(0) + in_bytes(1), 0);
   }
   if (name == "addmm" && dims.size() >= 3 && dims[1].size() == 2 && dims[2].size() == 2) {
     if (dims[1][1] != dims[2][0]) return false;  // addmm(bias, a, b)
-    return gemm(dims[1][0], dims[2][1], dims[1][1], in_bytes(0) + in_bytes(1) + in_bytes(2), 1);
+    return gemm(d(dims[1][0]), d(dims[2][1]), d(dims[1][1]), in_bytes(0) + in_bytes(1) + in_bytes(2), 1);
   }
   if (name == "matmul" && dims.size() == 2 && dims[0].size() >= 2 && dims[1].size() == 2) {
     // A [..., M, K] folds its leading dimensions into the rows, as matmul does before calling mm.
     const int64_t k = dims[0].back();
-    if (k != dims[1][0]) return false;
-    return gemm(numel(dims[0]) / k, dims[1][1], k, in_bytes(0) + in_bytes(1), 0);
+    if (k != dims[1][0] || k <= 0) return false;  // k = 0 would divide by zero below
+    return gemm(numel(dims[0]) / d(k), d(dims[1][1]), d(k), in_bytes(0) + in_bytes(1), 0);
   }
   if (name == "linear" && dims.size() >= 2 && !dims[0].empty() && dims[1].size() == 2) {
     // y = x @ W^T (+ b), W stored [out, in] like nn.Linear.
     const int64_t k = dims[0].back();
-    if (k != dims[1][1]) return false;
-    int64_t read = in_bytes(0) + in_bytes(1);
+    if (k != dims[1][1] || k <= 0) return false;
+    double read = in_bytes(0) + in_bytes(1);
     if (dims.size() >= 3) read += in_bytes(2);
-    return gemm(numel(dims[0]) / k, dims[1][0], k, read, 0);
+    return gemm(numel(dims[0]) / d(k), d(dims[1][0]), d(k), read, 0);
+  }
+  if (name == "geglu_gemm" && dims.size() == 3 && !dims[0].empty() && dims[1].size() == 2 && dims[2] == dims[1]) {
+    // 04's gelu(x @ W_gate^T) * (x @ W_up^T): two GEMMs' FLOPs, x and both weights read once, m [rows, hidden] written.
+    const int64_t k = dims[0].back(), hidden = dims[1][0];
+    if (k != dims[1][1] || k <= 0) return false;
+    if (!gemm(numel(dims[0]) / d(k), 2 * d(hidden), d(k), in_bytes(0) + in_bytes(1) + in_bytes(2), 0)) return false;
+    work->bytes -= numel(dims[0]) / d(k) * d(hidden) * elem(0);  // m is half as wide as the two GEMMs' outputs
+    return true;
   }
   if (name == "add" || name == "mul" || name == "gelu" || name == "gelu_mul") {
     // Elementwise: every input read once, the output (as large as the largest input, dtype of the first) written
     // once. No FLOP count: these ops are about memory.
     if (elem(0) == 0) return false;
-    int64_t read = 0, out_numel = 0;
+    double read = 0, out_numel = 0;
     for (size_t i = 0; i < dims.size(); ++i) {
+      if (numel(dims[i]) < 0) return false;
       read += in_bytes(i);
       if (dtype_bytes(types[i]) > 0) out_numel = std::max(out_numel, numel(dims[i]));
     }
     work->flops = 0;
-    work->bytes = static_cast<double>(read + out_numel * elem(0));
-    return true;
+    work->bytes = read + out_numel * elem(0);
+    return finite(work->bytes);
   }
   return false;
 }

@@ -9,6 +9,7 @@
 // Building it sorts the events a few times; every question after that is answered in constant time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -17,6 +18,12 @@
 #include "trace/trace.h"
 
 namespace ladder {
+
+// The host events torch's key_averages() counts and nests: everything but the GPU lanes and the Python frames of
+// with_stack=True (python_function, read as Cat::Other on a thread). The profiler's overhead events (Cat::Other on
+// the pid -1 lane) are in, filed under the op that was running when they happened.
+bool is_tree_event(const Event& e);
+bool is_overhead_event(const Event& e);
 
 class TraceIndex {
  public:
@@ -39,8 +46,18 @@ class TraceIndex {
   int launch_of(int i) const { return launch_[static_cast<size_t>(i)]; }  // GPU activity -> its API call, or -1
   int op_of(int i) const { return op_[static_cast<size_t>(i)]; }  // GPU activity or API call -> innermost cpu_op, or -1
   int parent(int i) const { return parent_[static_cast<size_t>(i)]; }  // host events: the enclosing event, or -1
-  const std::vector<int>& children(int i) const { return children_[static_cast<size_t>(i)]; }
-  // Host events in time order, parents before their children (longest first at equal starts).
+  // The events directly nested in host event i (any order), a view into one flat array.
+  struct Children {
+    const int *b, *e;
+    const int* begin() const { return b; }
+    const int* end() const { return e; }
+    size_t size() const { return static_cast<size_t>(e - b); }
+  };
+  Children children(int i) const {
+    const int* base = child_list_.data();
+    return {base + child_begin_[static_cast<size_t>(i)], base + child_begin_[static_cast<size_t>(i) + 1]};
+  }
+  // The tree events (is_tree_event) in time order, parents before their children (longest first at equal starts).
   const std::vector<int>& host_order() const { return host_order_; }
   // The kernels, copies and sets attributed to step k, by start time.
   const std::vector<int>& gpu_activities(int k) const { return gpu_of_step_[static_cast<size_t>(k)]; }
@@ -52,7 +69,8 @@ class TraceIndex {
   bool whole_trace_ = false;
   std::vector<Step> steps_;
   std::vector<int> step_, launch_, op_, parent_, host_order_;
-  std::vector<std::vector<int>> children_, gpu_of_step_;
+  std::vector<int> child_begin_, child_list_;  // children of i: child_list_[child_begin_[i] .. child_begin_[i+1])
+  std::vector<std::vector<int>> gpu_of_step_;
   std::unordered_map<int64_t, int> host_by_ext_;
 
   int step_at(int64_t t) const;  // the step whose span holds time t, or -1

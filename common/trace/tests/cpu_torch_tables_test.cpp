@@ -1,0 +1,508 @@
+// Real torch 2.11 traces recorded on an H100 by bench/record_torch_oracle.py (tests/data/torch211, unedited), each
+// with torch's own key_averages().table(sort_by="cuda_time_total", row_limit=-1) of the same run: backward on an
+// autograd thread, with_stack Python frames, memory events, two streams, CUDA graphs, and a trace without steps
+// (issue 10). Our table must print every row torch prints with the same numbers; steps must hold the kernels launched
+// in them on any thread; each stream and each thread must get its own timeline rows. Then the hostile-input fixes of
+// the views (issue 13): each test below failed (or crashed) before its fix.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "trace/analysis.h"
+#include "trace/error.h"
+#include "trace/trace.h"
+#include "trace/views.h"
+
+namespace ladder {
+namespace {
+
+std::string data(const std::string& name) { return std::string(LADDER_TEST_DATA) + "/torch211/" + name; }
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// A printed table, parsed by its columns: the header's rule gives each column's width.
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::map<std::string, std::string>> rows;
+  std::vector<std::string> footer;  // "Self CPU time total: ...", "Self CUDA time total: ..."
+};
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(' ');
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(' ') - a + 1);
+}
+
+Table parse_table(const std::string& text) {
+  Table t;
+  const auto lines = lines_of(text);
+  std::vector<size_t> rules;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("-----", 0) == 0) rules.push_back(i);
+  }
+  if (rules.size() < 3) return t;
+  std::vector<size_t> widths;
+  for (const std::string& cell : lines_of([&] {
+         std::string r = lines[rules[0]];
+         for (char& c : r) c = c == ' ' ? '\n' : c;
+         return r;
+       }())) {
+    if (!cell.empty()) widths.push_back(cell.size());
+  }
+  auto cells = [&](const std::string& l) {
+    std::vector<std::string> out;
+    size_t pos = 0;
+    for (size_t w : widths) {
+      out.push_back(pos < l.size() ? trim(l.substr(pos, w)) : "");
+      pos += w + 2;
+    }
+    return out;
+  };
+  // Header cells by runs of two spaces: torch's "CUDA time avg" is 13 characters in a 12-wide column and shifts the
+  // header cells after it; the rows' cells fit their columns.
+  for (std::string l = lines[rules[0] + 1]; !l.empty();) {
+    const size_t a = l.find_first_not_of(' ');
+    if (a == std::string::npos) break;
+    const size_t b = l.find("  ", a);
+    t.header.push_back(l.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    l = b == std::string::npos ? "" : l.substr(b);
+  }
+  for (size_t i = rules[1] + 1; i < rules[2]; ++i) {
+    const auto c = cells(lines[i]);
+    std::map<std::string, std::string> row;
+    for (size_t k = 0; k < c.size(); ++k) row[t.header[k]] = c[k];
+    t.rows.push_back(row);
+  }
+  for (size_t i = rules[2] + 1; i < lines.size(); ++i) {
+    if (lines[i].rfind("Self ", 0) == 0) t.footer.push_back(lines[i]);
+  }
+  return t;
+}
+
+// torch's table of one case from key_averages_tables.txt: the lines after "==== <case> ====" up to the next case.
+std::string torch_table(const std::string& name) {
+  const std::string all = read_file(data("key_averages_tables.txt"));
+  const size_t a = all.find("==== " + name + " ====\n");
+  if (a == std::string::npos) return "";
+  const size_t b = all.find("\n==== ", a + 1);
+  return all.substr(all.find('\n', a) + 1, b == std::string::npos ? std::string::npos : b - all.find('\n', a));
+}
+
+// "12.345us" / "1.234ms" / "1.234s" -> thousandths of the unit, and the unit.
+bool parse_time(const std::string& s, int64_t* thousandths, std::string* unit) {
+  const size_t u = s.find_first_not_of("-0123456789.");
+  if (u == std::string::npos || u == 0) return false;
+  *unit = s.substr(u);
+  *thousandths = std::llround(std::stod(s.substr(0, u)) * 1000);
+  return true;
+}
+
+class TorchTables : public ::testing::TestWithParam<const char*> {};
+
+// Every row both print: same self/total CPU and CUDA times, shares and calls, to the printed precision. The only
+// cells allowed to differ are the two averages, by one in the last digit: torch sums (end - start) in double
+// microseconds measured from its own start time (which the file does not hold) and divides, so an average exactly on
+// a half (e.g. 67405 ns / 2 = 33.7025 us) rounds up or down by that float noise; we round halves away from zero.
+TEST_P(TorchTables, EveryRowAgreesWithKeyAverages) {
+  const std::string name = GetParam();
+  const std::string theirs_text = torch_table(name);
+  ASSERT_FALSE(theirs_text.empty()) << name;
+  const Trace t = load_trace(data(name + ".json"));
+  const std::string ours_text = summary_table(t, -1);
+  SCOPED_TRACE(ours_text);
+  const Table ours = parse_table(ours_text), theirs = parse_table(theirs_text);
+  ASSERT_FALSE(theirs.rows.empty());
+  // Columns only torch prints: with profile_memory=True torch adds "CPU Mem", "Self CPU Mem", "CUDA Mem" and
+  // "Self CUDA Mem"; the reader keeps no memory ([memory] instant) events, so ours has no such columns.
+  std::vector<std::string> columns;
+  for (const std::string& h : theirs.header) {
+    if (h == "Name") continue;
+    if (std::find(ours.header.begin(), ours.header.end(), h) != ours.header.end()) {
+      columns.push_back(h);
+    } else {
+      EXPECT_NE(h.find("Mem"), std::string::npos) << "a column only torch prints: " << h;
+    }
+  }
+  // Rows by name; a name torch prints twice (ProfilerStep*: the CPU range and its span on the GPU lane) pairs in order.
+  std::map<std::string, std::vector<const std::map<std::string, std::string>*>> by_name;
+  for (const auto& r : ours.rows) by_name[r.at("Name")].push_back(&r);
+  std::map<std::string, size_t> used;
+  int compared = 0;
+  for (const auto& r : theirs.rows) {
+    const std::string& n = r.at("Name");
+    auto it = by_name.find(n);
+    ASSERT_TRUE(it != by_name.end() && used[n] < it->second.size()) << "torch prints a row we do not: " << n;
+    const auto& mine = *it->second[used[n]++];
+    for (const std::string& c : columns) {
+      const std::string &a = r.at(c), &b = mine.at(c);
+      if (a == b) continue;
+      int64_t qa = 0, qb = 0;
+      std::string ua, ub;
+      const bool avg = c == "CPU time avg" || c == "CUDA time avg";
+      EXPECT_TRUE(avg && parse_time(a, &qa, &ua) && parse_time(b, &qb, &ub) && ua == ub && std::llabs(qa - qb) <= 1)
+          << n << ", " << c << ": torch " << a << ", ours " << b;
+    }
+    ++compared;
+  }
+  EXPECT_EQ(ours.rows.size(), theirs.rows.size()) << "rows only we print";
+  EXPECT_EQ(ours.footer, theirs.footer);
+  fmt::print("{}: {} rows compared with torch's table, footers {}\n", name, compared,
+             ours.footer == theirs.footer ? "equal" : "differ");
+}
+
+// Kernels per step, counted from the file itself: a kernel belongs to the step during which its launch call started,
+// on any thread of the process (backward launches from the autograd thread); no steps: one window, every kernel.
+TEST_P(TorchTables, KernelsPerStepByLaunchTimeOnAnyThread) {
+  const std::string name = GetParam();
+  const auto doc = nlohmann::json::parse(read_file(data(name + ".json")));
+  struct Span {
+    std::string name;
+    double ts, end;
+  };
+  std::vector<Span> steps;
+  std::map<int64_t, double> launch_ts;
+  std::map<int64_t, int64_t> launch_tid;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("ph", "") != "X") continue;
+    const std::string cat = e.value("cat", "");
+    if (cat == "user_annotation" && e.value("name", "").rfind("ProfilerStep#", 0) == 0) {
+      steps.push_back({e["name"], e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+    }
+    if ((cat == "cuda_runtime" || cat == "cuda_driver") && e.contains("args") && e["args"].contains("correlation")) {
+      launch_ts[e["args"]["correlation"].get<int64_t>()] = e["ts"].get<double>();
+      launch_tid[e["args"]["correlation"].get<int64_t>()] = e["tid"].get<int64_t>();
+    }
+  }
+  std::sort(steps.begin(), steps.end(), [](const Span& a, const Span& b) { return a.ts < b.ts; });
+  std::map<std::string, int> expected;
+  std::set<int64_t> launch_threads;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e.value("ph", "") != "X" || e.value("cat", "") != "kernel") continue;
+    const int64_t corr = e["args"]["correlation"].get<int64_t>();
+    if (steps.empty()) {
+      expected["whole trace"]++;
+      continue;
+    }
+    ASSERT_TRUE(launch_ts.count(corr)) << "a kernel without its launch call in " << name;
+    for (const Span& s : steps) {
+      if (s.ts <= launch_ts[corr] && launch_ts[corr] <= s.end) {
+        expected[s.name]++;
+        launch_threads.insert(launch_tid[corr]);
+      }
+    }
+  }
+  const Trace t = load_trace(data(name + ".json"));
+  std::map<std::string, int> got;
+  for (const StepStats& s : step_stats(t)) got[s.name] = s.kernels;
+  EXPECT_EQ(got, expected);
+  if (name == std::string("transformer_fwd_bwd")) {
+    // Not vacuous: the forward's kernels are launched on the main thread, the backward's on autograd's.
+    EXPECT_EQ(launch_threads.size(), 2u);
+    for (const auto& [step, n] : got) EXPECT_GT(n, 50) << step;
+  }
+}
+
+TEST_P(TorchTables, NoNegativeTimeAnywhere) {
+  const Trace t = load_trace(data(std::string(GetParam()) + ".json"));
+  const TraceIndex index(t);
+  const std::string out = summary_table(index, -1) + regime_table(index);
+  for (const std::string& l : lines_of(out)) {
+    for (size_t p = l.find(" -"); p != std::string::npos; p = l.find(" -", p + 1)) {
+      EXPECT_FALSE(p + 2 < l.size() && std::isdigit(static_cast<unsigned char>(l[p + 2]))) << l;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(H100, TorchTables,
+                         ::testing::Values("transformer_fwd_bwd", "two_streams", "cudagraph_mlp", "no_schedule"));
+
+TEST(TorchTimeline, OneBlockPerThreadAndOneRowPerStream) {
+  // Forward on the main thread, backward on the autograd thread: two blocks, each headed by its thread.
+  const std::string tr = timeline(load_trace(data("transformer_fwd_bwd.json")), -1, 140);
+  EXPECT_NE(tr.find("CPU thread 420:\n"), std::string::npos) << tr;
+  EXPECT_NE(tr.find("CPU thread 446:\n"), std::string::npos) << tr;
+  // Two streams: two GPU rows, each with the GEMMs that ran on it.
+  const std::string two = timeline(load_trace(data("two_streams.json")), -1, 100);
+  int rows = 0;
+  for (const std::string& l : lines_of(two)) {
+    if (l.rfind("GPU s13 ", 0) == 0 || l.rfind("GPU s17 ", 0) == 0) {
+      ++rows;
+      EXPECT_EQ(l.size(), 100u) << l;
+      EXPECT_NE(l.find_first_not_of(' ', 12), std::string::npos) << l;
+    }
+  }
+  EXPECT_EQ(rows, 2) << two;
+}
+
+TEST(TorchTimeline, WholeTraceWindowWhenThereAreNoSteps) {
+  const Trace t = load_trace(data("no_schedule.json"));
+  const TraceIndex index(t);
+  EXPECT_TRUE(index.whole_trace());
+  EXPECT_NE(timeline(t, -1, 100).find("No ProfilerStep in this trace"), std::string::npos);
+  EXPECT_NE(regime_table(index).find("no ProfilerStep in this trace"), std::string::npos);
+  const std::string d = diff_traces(t, t, "x.json", "y.json");
+  EXPECT_NE(d.find("x.json has no ProfilerStep: its whole trace is one window"), std::string::npos) << d;
+  EXPECT_NE(d.find("kernels per step           10    ->        10"), std::string::npos) << d;
+}
+
+TEST(TorchDiff, StepByNameAndUnknownStepsListTheOnesThereAre) {
+  const Trace t = load_trace(data("transformer_fwd_bwd.json"));
+  const std::string d = diff_traces(t, t, "a", "b", "3");
+  EXPECT_EQ(d.rfind("ProfilerStep#3 of a and of b\n", 0), 0u) << d;
+  try {
+    diff_traces(t, t, "a.json", "b.json", "9");
+    ADD_FAILURE() << "no error for an unknown step";
+  } catch (const TraceError& e) {
+    EXPECT_STREQ(e.what(), "no step '9' in a.json: its steps are ProfilerStep#2, ProfilerStep#3");
+  }
+  const Trace none = load_trace(data("no_schedule.json"));
+  EXPECT_THROW(diff_traces(t, none, "a", "b", "2"), TraceError);
+}
+
+Event kernel_on(int stream, const std::string& name, int64_t ts, int64_t dur, int64_t corr);
+
+// Two GEMMs at once on streams 14 and 18: each keeps its own row (before: one GPU row, the second drawn over the
+// first).
+TEST(Timeline, ConcurrentStreamsGetARowEach) {
+  Trace t;
+  t.pid = 1;
+  Event step;
+  step.cat = Cat::UserAnnotation;
+  step.name = "ProfilerStep#1";
+  step.pid = t.pid = 1;
+  step.ts_ns = 0;
+  step.dur_ns = 10000;
+  t.events.push_back(step);
+  for (int k = 0; k < 2; ++k) {
+    Event launch = step;
+    launch.cat = Cat::CudaRuntime;
+    launch.name = "cudaLaunchKernel";
+    launch.ts_ns = 100 + 100 * k;
+    launch.dur_ns = 50;
+    launch.correlation = k;
+    t.events.push_back(launch);
+    t.events.push_back(kernel_on(k == 0 ? 14 : 18, k == 0 ? "gemm_a" : "gemm_b", 1000, 8000, k));
+  }
+  const std::string out = timeline(t, 0, 100);
+  std::string s14, s18;
+  for (const std::string& l : lines_of(out)) {
+    if (l.rfind("GPU s14", 0) == 0) s14 = l;
+    if (l.rfind("GPU s18", 0) == 0) s18 = l;
+  }
+  EXPECT_GT(std::count(s14.begin(), s14.end(), 'A'), 60) << out;
+  EXPECT_GT(std::count(s18.begin(), s18.end(), 'B'), 60) << out;
+}
+
+// 70 kernel names: 62 letters, each for one name, then '?' for the rest, and the key says so (before: 'A' + n % 26).
+TEST(Timeline, LettersAreNeverReused) {
+  Trace t;
+  Event step;
+  step.cat = Cat::UserAnnotation;
+  step.name = "ProfilerStep#1";
+  step.pid = t.pid = 1;
+  step.dur_ns = 100000;
+  t.events.push_back(step);
+  for (int k = 0; k < 70; ++k) t.events.push_back(kernel_on(7, "k" + std::to_string(k), 1000 + 1000 * k, 500, -1));
+  const std::string out = timeline(t, 0, 200);
+  std::map<char, std::set<std::string>> names_of;
+  for (const std::string& l : lines_of(out)) {
+    if (l.size() > 18 && l.rfind("  ", 0) == 0 && l.find(" us  k") != std::string::npos) {
+      names_of[l[2]].insert(l.substr(l.find(" us  k") + 5));
+    }
+  }
+  EXPECT_EQ(names_of.size(), 63u) << out;
+  for (const auto& [c, names] : names_of) {
+    if (c != '?') {
+      EXPECT_EQ(names.size(), 1u) << c;
+    }
+  }
+  EXPECT_NE(out.find("? stands for every kernel name past the first 62"), std::string::npos) << out;
+}
+
+Event kernel_on(int stream, const std::string& name, int64_t ts, int64_t dur, int64_t corr) {
+  Event k;
+  k.cat = Cat::Kernel;
+  k.name = name;
+  k.pid = 0;
+  k.tid = stream;
+  k.gpu.stream = stream;
+  k.ts_ns = ts;
+  k.dur_ns = dur;
+  k.correlation = corr;
+  return k;
+}
+
+// ---- hostile input (issue 13) ------------------------------------------------------------------------------------
+
+Event ev(Cat cat, const std::string& name, int64_t ts, int64_t dur, int64_t tid = 1) {
+  Event e;
+  e.cat = cat;
+  e.name = name;
+  e.pid = 1;
+  e.tid = tid;
+  e.ts_ns = ts;
+  e.dur_ns = dur;
+  return e;
+}
+
+TEST(HostileViews, GemmWithZeroKIsUnknownNotSigfpe) {
+  for (const char* op : {"aten::linear", "aten::matmul"}) {
+    Event e = ev(Cat::CpuOp, op, 0, 10);
+    e.input_dims = {{4, 0}, {8, 0}};
+    if (std::string(op) == "aten::matmul") e.input_dims = {{4, 0}, {0, 8}};
+    e.input_types = {"float", "float"};
+    Work w;
+    EXPECT_FALSE(op_work(e, &w)) << op;  // before: numel / k with k = 0, an integer division by zero (SIGFPE)
+  }
+}
+
+TEST(HostileViews, HugeDimsDoNotOverflow) {
+  Event e = ev(Cat::CpuOp, "aten::add", 0, 10);
+  e.input_dims = {{int64_t{1} << 40, int64_t{1} << 40}, {int64_t{1} << 40, int64_t{1} << 40}};
+  e.input_types = {"float", "float"};
+  Work w;
+  ASSERT_TRUE(op_work(e, &w));
+  EXPECT_GT(w.bytes, 1e25);  // 3 x 2^80 x 4 bytes; before: the int64 product wrapped (to 0)
+  Event mm = ev(Cat::CpuOp, "aten::mm", 0, 10);
+  mm.input_dims = {{int64_t{1} << 40, int64_t{1} << 40}, {int64_t{1} << 40, int64_t{1} << 40}};
+  mm.input_types = {"float", "float"};
+  ASSERT_TRUE(op_work(mm, &w));
+  EXPECT_GT(w.bytes, 1e25);
+  EXPECT_GT(w.flops, 1e36);
+}
+
+Trace one_step(std::vector<Event> more) {
+  Trace t;
+  t.pid = 1;
+  t.events.push_back(ev(Cat::UserAnnotation, "ProfilerStep#1", 1000, 1000));
+  for (Event& e : more) t.events.push_back(std::move(e));
+  return t;
+}
+
+TEST(HostileViews, ZeroLengthEventAtTheStepsEndIsDrawnOnTheLastColumn) {
+  const Trace t = one_step({ev(Cat::CpuOp, "aten::empty", 2000, 0)});
+  const std::string out = timeline(t, 0, 60);
+  bool seen = false;
+  for (const std::string& l : lines_of(out)) {
+    if (l.rfind("CPU forward", 0) != 0) continue;
+    seen = true;
+    ASSERT_EQ(l.size(), 60u) << out;
+    EXPECT_EQ(l.back(), '#') << out;  // before: written at row[row.size()], past the row, and lost
+  }
+  EXPECT_TRUE(seen) << out;
+}
+
+TEST(HostileViews, TimesFarOutsideTheAxisStayInTheRow) {
+  Event launch = ev(Cat::CudaRuntime, "cudaLaunchKernel", 1100, 10);
+  launch.correlation = 5;
+  Event k = ev(Cat::Kernel, "k", int64_t{-4000000000000000000}, 10);
+  k.pid = 0;
+  k.tid = 7;
+  k.correlation = 5;
+  const std::string out = timeline(one_step({launch, k}), 0, 80);
+  for (const std::string& l : lines_of(out)) {
+    if (l.rfind("GPU", 0) == 0) {
+      EXPECT_EQ(l.size(), 80u) << out;
+    }
+  }
+}
+
+TEST(HostileViews, ColumnsFromTheEnvironmentAreClamped) {
+  const char* old = std::getenv("COLUMNS");
+  const std::string saved = old ? old : "";
+  setenv("COLUMNS", "2000000000", 1);
+  EXPECT_EQ(terminal_width(), 1000);  // before: 2000000000, and a timeline row that size (21 GB)
+  setenv("COLUMNS", "120", 1);
+  EXPECT_EQ(terminal_width(), 120);
+  if (old) {
+    setenv("COLUMNS", saved.c_str(), 1);
+  } else {
+    unsetenv("COLUMNS");
+  }
+  EXPECT_LE(timeline(one_step({}), 0, 2000000000).size(), 20000u);
+}
+
+TEST(HostileViews, ControlBytesInNamesArePrintedEscaped) {
+  const std::string evil = std::string("evil\x1b[2J\r\n") + '\0' + "x";
+  Event op = ev(Cat::CpuOp, evil, 1100, 500);
+  op.external_id = 9;
+  Event launch = ev(Cat::CudaRuntime, "cudaLaunchKernel", 1200, 10);
+  launch.correlation = 5;
+  launch.external_id = 9;
+  Event k = ev(Cat::Kernel, evil, 1300, 100);
+  k.pid = 0;
+  k.tid = 7;
+  k.correlation = 5;
+  k.external_id = 9;
+  const Trace t = one_step({op, launch, k});
+  const std::string out = summary_table(t, -1) + timeline(t, 0, 200) + diff_traces(t, t, evil, "b");
+  for (char c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    EXPECT_TRUE(u >= 0x20 || c == '\n') << "a raw control byte " << int(u) << " in\n" << out;
+    if (u < 0x20 && c != '\n') break;
+  }
+  EXPECT_NE(out.find("evil\\x1b[2J\\x0d\\x0a\\x00x"), std::string::npos) << out;
+}
+
+// Linear in the events whatever the number of steps: 40,000 one-kernel steps take about 4 times as long as 10,000
+// (a view that scanned all events per step or per event would take 16 times as long). Loose bound: a loaded machine.
+TEST(HostileViews, ManyStepsStayLinear) {
+  auto make = [](int steps) {
+    Trace t;
+    t.pid = 1;
+    for (int s = 0; s < steps; ++s) {
+      const int64_t t0 = 1000000 + int64_t{s} * 10000;
+      t.events.push_back(ev(Cat::UserAnnotation, "ProfilerStep#" + std::to_string(s), t0, 9000));
+      Event op = ev(Cat::CpuOp, "aten::mm", t0 + 100, 5000);
+      op.external_id = s;
+      Event launch = ev(Cat::CudaRuntime, "cudaLaunchKernel", t0 + 200, 100);
+      launch.correlation = s;
+      launch.external_id = s;
+      Event k = ev(Cat::Kernel, "gemm", t0 + 400, 1000);
+      k.pid = 0;
+      k.tid = 7;
+      k.correlation = s;
+      k.external_id = s;
+      for (Event* e : {&op, &launch, &k}) t.events.push_back(*e);
+    }
+    return t;
+  };
+  auto seconds = [](const Trace& t) {
+    const auto start = std::chrono::steady_clock::now();
+    const TraceIndex index(t);
+    const std::string out = summary_table(index) + regime_table(index) + diff_traces(t, t) + timeline(t, -1, 100);
+    EXPECT_FALSE(out.empty());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const Trace small = make(10000), big = make(40000);
+  const double a = seconds(small), b = seconds(big);
+  EXPECT_LT(b, 10 * a + 0.5) << a << " s for 10,000 steps, " << b << " s for 40,000";
+}
+
+}  // namespace
+}  // namespace ladder
