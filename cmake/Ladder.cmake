@@ -137,21 +137,15 @@ function(ladder_expect test_name)
   endif()
 endfunction()
 
-# ladder_chapter_trace(NAME COMMAND... [GRAPH]): a `gpu` ctest that runs a chapter end to end, writing its trace into a
-# folder of its own under the build folder, and checks the trace with ladder_check_trace (--graph traces with the
-# checker's allowance for graph replays).
+# ladder_chapter_trace(NAME COMMAND...): a `gpu` ctest that runs a chapter end to end, writing its trace into a folder
+# of its own under the build folder, and checks the trace with ladder_check_trace (strict nesting on every lane).
 function(ladder_chapter_trace test_name)
   if(NOT BUILD_TESTING)
     return()
   endif()
-  cmake_parse_arguments(E "GRAPH" "" "COMMAND" ${ARGN})
-  set(checker_args "")
-  if(E_GRAPH)
-    set(checker_args --graph)
-  endif()
+  cmake_parse_arguments(E "" "" "COMMAND" ${ARGN})
   add_test(NAME ${test_name}
     COMMAND ${CMAKE_COMMAND} "-DCMD=${E_COMMAND}" -DDIR=${CMAKE_BINARY_DIR}/test-traces/${test_name}
-            -DCHECKER=$<TARGET_FILE:ladder_check_trace> "-DCHECKER_ARGS=${checker_args}"
-            -P ${PROJECT_SOURCE_DIR}/cmake/chapter_trace.cmake)
+            -DCHECKER=$<TARGET_FILE:ladder_check_trace> -P ${PROJECT_SOURCE_DIR}/cmake/chapter_trace.cmake)
   ladder_gpu_test_properties(${test_name})
 endfunction()

@@ -1,6 +1,6 @@
 # A chapter end to end: runs CMD (a ;-list) with --trace-dir DIR (emptied first), requires exit 0 and exactly one trace
 # written there, and checks that trace with CHECKER (common/trace/tests/check_trace_main.cpp, the rules Perfetto's
-# importer applies), passing it CHECKER_ARGS. Without a GPU: skipped, or failed under LADDER_REQUIRE_GPU=1.
+# importer applies). Without a GPU: skipped, or failed under LADDER_REQUIRE_GPU=1.
 include(${CMAKE_CURRENT_LIST_DIR}/no_gpu.cmake)
 file(REMOVE_RECURSE "${DIR}")
 execute_process(COMMAND ${CMD} --trace-dir ${DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -14,7 +14,7 @@ list(LENGTH traces n)
 if(NOT n EQUAL 1)
   message(FATAL_ERROR "expected one trace in ${DIR}, found ${n}; output:\n${all}")
 endif()
-execute_process(COMMAND ${CHECKER} ${traces} ${CHECKER_ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE cout ERROR_VARIABLE cerr)
+execute_process(COMMAND ${CHECKER} ${traces} RESULT_VARIABLE rc OUTPUT_VARIABLE cout ERROR_VARIABLE cerr)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the trace checker rejected ${traces}:\n${cout}${cerr}")
 endif()

@@ -18,7 +18,7 @@ ladder_expect(01_matmul_add.no_gpu EXIT 2
 # End to end on the GPU (label gpu): the chapter runs, writes one trace, and the trace passes the checker.
 ladder_chapter_trace(01_matmul_add.trace_size64 COMMAND ${CHAPTER_EXE} --size 64 --active 1)
 ladder_chapter_trace(01_matmul_add.trace_size4096 COMMAND ${CHAPTER_EXE} --size 4096 --active 1)
-ladder_chapter_trace(01_matmul_add.trace_size64_graph GRAPH COMMAND ${CHAPTER_EXE} --size 64 --graph)
+ladder_chapter_trace(01_matmul_add.trace_size64_graph COMMAND ${CHAPTER_EXE} --size 64 --graph)
 # Odd shapes, each kernel variant and dtype, checked against the CPU (no profiler).
 ladder_expect(01_matmul_add.check_odd_bf16 EXIT 0 REGEX "check: .* within" LABEL gpu
               COMMAND ${CHAPTER_EXE} --size 77 --dtype bf16 --check-only)

@@ -27,7 +27,7 @@ ladder_expect(02_linear.too_large EXIT 1 REGEX "GiB but the GPU has only" LABEL 
 
 # End to end on the GPU (label gpu): the chapter runs, writes one trace, and the trace passes the checker.
 ladder_chapter_trace(02_linear.trace COMMAND ${CHAPTER_EXE} --active 1)
-ladder_chapter_trace(02_linear.trace_graph GRAPH COMMAND ${CHAPTER_EXE} --graph)
+ladder_chapter_trace(02_linear.trace_graph COMMAND ${CHAPTER_EXE} --graph)
 # Odd sizes, checked against the CPU without the profiler.
 ladder_expect(02_linear.check_odd EXIT 0 REGEX "check: .* within" LABEL gpu
               COMMAND ${CHAPTER_EXE} --batch 3 --in-dim 24 --out-dim 40 --check-only)

@@ -11,4 +11,4 @@ ladder_expect(03_simple_mlp.no_gpu EXIT 2 REGEX "no CUDA GPU was found"
 
 # End to end on the GPU (label gpu), at a small shape: the chapter runs, writes one trace, the trace passes the checker.
 ladder_chapter_trace(03_simple_mlp.trace COMMAND ${CHAPTER_EXE} --batch 2 --seq 8 --dim 64 --hidden 256 --active 1)
-ladder_chapter_trace(03_simple_mlp.trace_graph GRAPH COMMAND ${CHAPTER_EXE} --batch 2 --seq 8 --dim 64 --hidden 256 --graph)
+ladder_chapter_trace(03_simple_mlp.trace_graph COMMAND ${CHAPTER_EXE} --batch 2 --seq 8 --dim 64 --hidden 256 --graph)

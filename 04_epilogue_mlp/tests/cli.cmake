@@ -20,7 +20,7 @@ ladder_expect(04_epilogue_mlp.no_gpu EXIT 2 REGEX "no CUDA GPU was found"
 # End to end on the GPU (label gpu), at small odd shapes: the chapter runs, writes one trace, the trace passes the
 # checker. On a GPU that is not a Hopper the chapter exits 2 with its one line, and these report "skipped".
 ladder_chapter_trace(04_epilogue_mlp.trace COMMAND ${CHAPTER_EXE} --batch 3 --seq 5 --dim 64 --hidden 200 --active 1)
-ladder_chapter_trace(04_epilogue_mlp.trace_graph GRAPH
+ladder_chapter_trace(04_epilogue_mlp.trace_graph
                      COMMAND ${CHAPTER_EXE} --batch 3 --seq 5 --dim 64 --hidden 200 --graph)
 if(BUILD_TESTING)
   set_tests_properties(04_epilogue_mlp.trace 04_epilogue_mlp.trace_graph

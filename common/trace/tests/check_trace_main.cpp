@@ -1,6 +1,5 @@
-// ladder_check_trace FILE [--graph]: loads a trace file and runs testing::check_trace (trace_checker.h) on it, for the
-// ctests that run a chapter end to end. Exit 0 when it passes, 1 with one line per problem, 2 when the file cannot be
-// read. --graph: the trace replays a CUDA graph (the checker's allowance for graph kernels' timestamps).
+// ladder_check_trace FILE: loads a trace file and runs testing::check_trace (trace_checker.h) on it, for the ctests
+// that run a chapter end to end. Exit 0 when it passes, 1 with one line per problem, 2 when the file cannot be read.
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -8,8 +7,8 @@
 #include "trace/tests/trace_checker.h"
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3 || (argc == 3 && std::string(argv[2]) != "--graph")) {
-    std::cerr << "usage: ladder_check_trace FILE [--graph]\n";
+  if (argc != 2) {
+    std::cerr << "usage: ladder_check_trace FILE\n";
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -20,9 +19,7 @@ int main(int argc, char** argv) {
     std::cerr << argv[1] << ": not a JSON trace: " << e.what() << "\n";
     return 2;
   }
-  ladder::testing::CheckOptions opt;
-  if (argc == 3) opt.gpu_overlap_ns = 50;  // as cpu_reference_traces_test.cpp allows for the committed _graph traces
-  const std::vector<std::string> problems = ladder::testing::check_trace(doc, opt);
+  const std::vector<std::string> problems = ladder::testing::check_trace(doc);
   for (const std::string& p : problems) std::cout << argv[1] << ": " << p << "\n";
   if (!problems.empty()) return 1;
   std::cout << argv[1] << ": passes the trace checker (" << doc["traceEvents"].size() << " events)\n";

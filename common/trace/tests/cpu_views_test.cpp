@@ -31,9 +31,9 @@ TEST(Diff, TellsTheFusionStory) {
   const std::string out = diff_traces(load_trace(kRef + "03_simple_mlp.json"), load_trace(kRef + "03_fused_mlp.json"));
   const auto lines = lines_of(out);
   EXPECT_LE(lines.size(), 14u) << out;
-  EXPECT_TRUE(has_line(lines, "  - ", "[gelu]")) << out;
-  EXPECT_TRUE(has_line(lines, "  - ", "[mul]")) << out;
-  EXPECT_TRUE(has_line(lines, "  + ", "[gelu_mul]")) << out;
+  EXPECT_TRUE(has_line(lines, "  - ", "[aten::gelu]")) << out;
+  EXPECT_TRUE(has_line(lines, "  - ", "[aten::mul]")) << out;
+  EXPECT_TRUE(has_line(lines, "  + ", "[ladder::gelu_mul]")) << out;
   EXPECT_TRUE(has_line(lines, "  = ", "coopA")) << out;
   EXPECT_TRUE(has_line(lines, "  kernels per step", "5    ->         4")) << out;
   EXPECT_TRUE(has_line(lines, "  step wall time", "->")) << out;
@@ -46,7 +46,7 @@ TEST(Diff, WorksOnPyTorchTracesToo) {
                                       load_trace(kRef + "03_fused_mlp.json"));
   const auto lines = lines_of(out);
   EXPECT_TRUE(has_line(lines, "  - ", "triton_poi_fused__unsafe_view_gelu_mul_0")) << out;
-  EXPECT_TRUE(has_line(lines, "  + ", "[gelu_mul]")) << out;
+  EXPECT_TRUE(has_line(lines, "  + ", "[ladder::gelu_mul]")) << out;
   // The GEMMs are the same cuBLAS kernels on both sides.
   EXPECT_TRUE(has_line(lines, "  = ", "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT")) << out;
   EXPECT_TRUE(has_line(lines, "  = ", "nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_TNT")) << out;

@@ -37,10 +37,6 @@ struct CheckOptions {
   // torch.profiler writes an "s" on cudaDeviceSynchronize with no "f", and an "f" on cudaFuncGetAttributes with no
   // "s": allowed for its traces, not for ours.
   bool allow_unpaired_flows = false;
-  // IGNORED: every lane nests strictly. Kept only so that cpu_reference_traces_test.cpp, which still sets it for
-  // the graph traces recorded before the writer drew overlapped kernels on rows of their own, compiles; delete it
-  // together with that line once those traces are re-recorded.
-  int64_t gpu_overlap_ns = 0;
 };
 
 // Returns one line per problem found; empty means the trace passes.
