@@ -20,12 +20,12 @@ traces=("$@")
 if [[ ${#traces[@]} -eq 0 ]]; then
   shopt -s nullglob globstar
   traces=("$root"/traces/reference/**/*.json)
-  data=$root/common/trace/tests/data
-  # PyTorch's traces of the same chapters: the baseline each of ours is compared with.
-  traces+=("$data"/torch_01_matmul_add_64_eager.json "$data"/torch_01_matmul_add_4096_eager.json
-           "$data"/torch_02_linear_eager_h100.json "$data"/torch_03_simple_mlp_compiled_h100.json
-           "$data"/torch_03_simple_mlp_eager.json)
 fi
+data=$root/common/trace/tests/data
+# PyTorch's traces of the same chapters: the baseline each of ours is compared with, also for traces named by hand.
+traces+=("$data"/torch_01_matmul_add_64_eager.json "$data"/torch_01_matmul_add_4096_eager.json
+         "$data"/torch_02_linear_eager_h100.json "$data"/torch_03_simple_mlp_compiled_h100.json
+         "$data"/torch_03_simple_mlp_eager.json)
 
 skip() {
   echo "consumers check skipped: $*"
