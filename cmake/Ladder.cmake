@@ -10,8 +10,9 @@ endfunction()
 # Host-side targets: the tests, the chapters' main.cu, the chapter room (options, report), the tools and the benchmarks'
 # host code run nothing hot, so in a Release build their C++ compiles at -O1 instead of -O3 (a chapter's main.cu: 5 s
 # instead of 9 s on a 2-core machine). The hot host code (the ops, the profiler, the trace library) and every kernel
-# keep -O3. They also share a precompiled header of the heavy header-only libraries (CLI11, fmt, GoogleTest), built at
-# -O1 too so that it matches. -DLADDER_PCH=OFF turns the precompiled headers off.
+# keep -O3. They also share a precompiled header of the heavy header-only libraries (CLI11, fmt, GoogleTest, and
+# nlohmann-json, with which the tests check the JSON our writer produces), built at -O1 too so that it matches.
+# -DLADDER_PCH=OFF turns the precompiled headers off.
 set(ladder_host_side_flags $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O1>)
 option(LADDER_PCH "Precompile the heavy third-party headers once per build" ON)
 if(LADDER_PCH)
@@ -20,8 +21,8 @@ if(LADDER_PCH)
   target_precompile_headers(ladder_pch_cli PRIVATE <CLI/CLI.hpp> <fmt/format.h>)
   if(BUILD_TESTING)
     add_library(ladder_pch_test STATIC ${PROJECT_SOURCE_DIR}/cmake/pch.cpp)
-    target_link_libraries(ladder_pch_test PRIVATE GTest::gtest fmt::fmt)
-    target_precompile_headers(ladder_pch_test PRIVATE <gtest/gtest.h> <fmt/format.h>)
+    target_link_libraries(ladder_pch_test PRIVATE GTest::gtest fmt::fmt nlohmann_json::nlohmann_json)
+    target_precompile_headers(ladder_pch_test PRIVATE <gtest/gtest.h> <fmt/format.h> <nlohmann/json.hpp>)
   endif()
   foreach(t ladder_pch_cli ladder_pch_test)
     if(TARGET ${t})
