@@ -76,7 +76,9 @@ TEST(CorrelationIds, StartAtTheBaseStayUniqueAndStillJoinLaunchesToTheirWork) {
     }
     EXPECT_EQ(b.correlation, p.correlation + kCorrelationIdBase);
     EXPECT_GT(b.correlation, 32767);  // past int16 too: HTA's column is then int32, which holds any row index
-    if (is_api_call(b.cat)) EXPECT_TRUE(launch_ids.insert(b.correlation).second) << "duplicate id";
+    if (is_api_call(b.cat)) {
+      EXPECT_TRUE(launch_ids.insert(b.correlation).second) << "duplicate id";
+    }
   }
   EXPECT_EQ(launch_ids.size(), 40u);
 
