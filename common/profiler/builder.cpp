@@ -99,7 +99,7 @@ BuiltEvents build_events(const Records& recs, std::vector<Event> host_ranges, in
     e.ts_ns = static_cast<int64_t>(r.start_ns);
     e.dur_ns = static_cast<int64_t>(r.end_ns - r.start_ns);
     e.correlation = correlation_base + static_cast<int64_t>(r.correlation);  // see kCorrelationIdBase
-    e.cbid = r.cbid;
+    e.cbid = static_cast<int32_t>(r.cbid);
     e.external_id = lookup(op_of, r.correlation);
     events.push_back(std::move(e));
   }

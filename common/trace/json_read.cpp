@@ -741,7 +741,7 @@ class Reader {
     if (!r.has_args) return trace_.events.push_back(std::move(e));
     e.external_id = to_int64(r.external_id, "External id", -1);
     e.correlation = to_int64(r.correlation, "correlation", -1);
-    e.cbid = to_int64(r.cbid, "cbid", -1);
+    e.cbid = to_int32(r.cbid, "cbid", -1);
     GpuArgs& g = e.gpu;
     const bool gpu = is_gpu_cat(e.cat);
     g.device = to_int32(r.device, "device", 0);

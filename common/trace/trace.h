@@ -32,22 +32,24 @@ bool is_gpu_activity(Cat cat);
 bool is_api_call(Cat cat);
 
 // Fields only GPU activities have (Kineto's kernel/memcpy/memset args).
+// (8-byte fields first: a trace can hold millions of events, and padding is memory.)
 struct GpuArgs {
+  double blocks_per_sm = 0;
+  double warps_per_sm = 0;
+  int64_t bytes = 0;  // memcpy/memset
   int device = 0;
   int context = 0;
   int stream = 0;
   int registers_per_thread = 0;
   int shared_memory = 0;  // static + dynamic bytes
-  double blocks_per_sm = 0;
-  double warps_per_sm = 0;
   int grid[3] = {0, 0, 0};
   int block[3] = {0, 0, 0};
   int est_occupancy_pct = 0;  // "est. achieved occupancy %"
-  int64_t bytes = 0;          // memcpy/memset
 };
 
 struct Event {
   Cat cat = Cat::Other;
+  int32_t cbid = -1;  // "cbid": CUPTI callback id of a runtime/driver call (beside `cat`: no padding)
   std::string name;
   int64_t pid = 0;  // CPU: process id; GPU: device index
   int64_t tid = 0;  // CPU: system thread id; GPU: CUDA stream id
@@ -55,7 +57,6 @@ struct Event {
   int64_t dur_ns = 0;  // >= 0
   int64_t external_id = -1;  // "External id": the innermost op/range that was open when this was launched; -1 = none
   int64_t correlation = -1;  // "correlation": CUPTI correlation id, shared by a launch call and the work it launched
-  int64_t cbid = -1;         // "cbid": CUPTI callback id of a runtime/driver call
   GpuArgs gpu;               // Kernel, GpuMemcpy, GpuMemset only
   // cpu_op only, as torch's record_shapes writes them ("Input Dims", "Input type", "Input Strides").
   std::vector<std::vector<int64_t>> input_dims;
