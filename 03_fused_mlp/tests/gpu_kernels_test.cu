@@ -30,7 +30,7 @@ using ladder::DType;
 using ladder::Shape;
 using ladder::Tensor;
 
-using namespace ladder::testing;  // SKIP_WITHOUT_GPU, kShapes, GuardedOutput, ... (common/tests/kernel_test_util.h)
+using namespace ladder::testing;  // SKIP_WITHOUT_GPU, kShapes, GuardedOutput, ... (common/gpu/tests/kernel_test_util.h)
 
 // What the numbers say the fused kernel computes: gelu in float64, rounded to bf16 where eager mode stores h, times u.
 std::vector<double> gelu_mul_reference(const std::vector<float>& g, const std::vector<float>& u) {

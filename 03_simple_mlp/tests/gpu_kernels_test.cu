@@ -33,7 +33,7 @@ using ladder::DType;
 using ladder::Shape;
 using ladder::Tensor;
 
-using namespace ladder::testing;  // SKIP_WITHOUT_GPU, kShapes, GuardedOutput, ... (common/tests/kernel_test_util.h)
+using namespace ladder::testing;  // SKIP_WITHOUT_GPU, kShapes, GuardedOutput, ... (common/gpu/tests/kernel_test_util.h)
 
 std::vector<double> gelu_reference(const std::vector<float>& x) {
   std::vector<double> ref(x.size());

@@ -22,7 +22,7 @@
 
 namespace ladder::testing {
 
-// Microseconds (as a JSON double) to integer ns, exact for the ts of a Kineto trace (see trace_json.cpp).
+// Microseconds (as a JSON double) to integer ns, exact for the ts of a Kineto trace (see json_write.cpp).
 inline int64_t json_us_to_ns(double us) {
   const double whole = std::floor(us);
   return static_cast<int64_t>(whole) * 1000 + std::llround((us - whole) * 1000.0);
