@@ -4,22 +4,11 @@
 // A chapter's main catches it and prints that one line (see run_main in chapter.h).
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
+#include "base/error.h"
+
 namespace ladder {
-
-// Any failure the ladder reports to its reader. `exit_code` is what a chapter exits with: 2 for usage problems
-// (bad options, no GPU, unwritable trace folder), 1 for everything else.
-struct Error : std::runtime_error {
-  explicit Error(const std::string& what, int exit_code = 1) : std::runtime_error(what), exit_code(exit_code) {}
-  int exit_code;
-};
-
-// A usage error: bad input from the reader, reported before any GPU work.
-struct UsageError : Error {
-  explicit UsageError(const std::string& what) : Error(what, 2) {}
-};
 
 [[noreturn]] void throw_check(const char* lib, const std::string& message, const char* expr, const char* file, int line);
 
