@@ -2,6 +2,7 @@
 # Builds the ladder and climbs it: each chapter with the blog's arguments, each writing its trace under traces/.
 # On a machine without a GPU it says so and prints, for each chapter, the summary of the trace we recorded on an H100
 # (traces/reference/h100/), so the ladder can be followed from a laptop.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"  # started as `sh scripts/...`: the lines below need bash
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -11,6 +12,7 @@ b=build
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo
   echo "No NVIDIA GPU was found on this machine, so here are the summaries of the reference traces recorded on an H100."
+  echo "README.md, \"The tables in the terminal\", says what each column means."
   for t in 01_matmul_add_size64 01_matmul_add_size4096 02_linear 03_simple_mlp 03_fused_mlp 04_epilogue_mlp; do
     echo
     echo "==== traces/reference/h100/$t.json ===="

@@ -2,6 +2,7 @@
 # Installs what a fresh Debian/Ubuntu machine lacks to build the ladder, then configures the build in build/.
 # The CUDA toolkit is not installed here: with it (nvcc on PATH or in /usr/local/cuda) everything is built; without
 # it, ladder-trace and the CPU tests are, and the configure step says what it skipped.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"  # started as `sh scripts/...`: the lines below need bash
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

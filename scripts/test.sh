@@ -3,6 +3,10 @@
 # machine, set LADDER_REQUIRE_GPU=1 so that a skip counts as a failure.
 # With the CUDA toolkit present, the CPU tests also run once more in a build with CUDA switched off (preset `nocuda`,
 # in build-nocuda/), the build a reader without the toolkit gets, so that neither configuration rots.
+# Its arguments go to ctest. One test, the consumer check (label `consumers`), installs HolisticTraceAnalysis, the
+# TensorBoard profiler plugin and pandas from PyPI into build/tools/consumers/venvs/ (581 MB) on its first run;
+# `scripts/test.sh -LE consumers` leaves it out.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"  # started as `sh scripts/...`: the lines below need bash
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
