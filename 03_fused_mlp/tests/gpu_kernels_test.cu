@@ -193,7 +193,7 @@ TEST(FusedKernels, EmptyInputLaunchesNothing) {
   EXPECT_NO_THROW(ch03::gelu_mul(e, e, e));
 }
 
-// The kernels mark their pointers __restrict__: an output shifted into an input is refused.
+// An output shifted into an input is refused (in place is fine: gpu_in_place_test.cpp).
 TEST(FusedOps, PartialOverlapIsRefused) {
   SKIP_WITHOUT_GPU();
   const int64_t n = 4096;
