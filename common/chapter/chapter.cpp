@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -52,43 +52,33 @@ std::string check_output(const Tensor& out, int64_t M, int64_t N, const OutputSa
                          Tolerance tol, const std::string& what) {
   if (out.numel() != M * N)
     throw Error(fmt::format("{}: check_output: {} values, expected {} x {}", what, out.numel(), M, N));
+  // The sample, row by row: element i is row sample.rows[i / cols], column sample.cols[i % cols].
+  const size_t cols = sample.cols.size();
   std::vector<int64_t> flat;
   for (int64_t m : sample.rows)
     for (int64_t n : sample.cols) flat.push_back(m * N + n);
   const std::vector<float> got = values_at(out, flat);
-  std::vector<double> ref(sample.cols.size());
-  CompareResult r;
-  std::string rows;
-  size_t i = 0;
-  for (int64_t m : sample.rows) {
-    ref_row(m, sample.cols, ref.data());
-    for (size_t c = 0; c < sample.cols.size(); ++c, ++i) {
-      const double g = got[i], e = ref[c], err = std::fabs(g - e);
-      // Written so that NaN fails: !(err <= bound) is true for NaN.
-      const bool ok = std::isfinite(g) && err <= tol.atol + tol.rtol * std::fabs(e);
-      if (std::isfinite(g)) r.max_abs_err = std::max(r.max_abs_err, err);
-      if (!ok && r.mismatches++ < 5)
-        rows += fmt::format("  [{:>8}, {:>8}]  ref {:>14.7g}  got {:>14.7g}\n", m, sample.cols[c], e, g);
-    }
-  }
+  std::vector<double> ref(flat.size());
+  for (size_t r = 0; r < sample.rows.size(); ++r) ref_row(sample.rows[r], sample.cols, &ref[r * cols]);
+  const CompareResult r = compare(got, ref, tol, 5, [&](int64_t i) {
+    return fmt::format("[{:>8}, {:>8}]", sample.rows[size_t(i) / cols], sample.cols[size_t(i) % cols]);
+  });
   const NonFinite nf = count_nonfinite(out);
-  r.checked = static_cast<int64_t>(got.size());
-  r.ok = r.mismatches == 0 && nf.count == 0;
-  if (!r.ok) {
-    r.report = fmt::format("  {:>20}  {:>18}  {:>18}\n", "[row, column]", "ref", "got") + rows;
+  if (!r.ok || nf.count) {
+    std::string report = r.ok ? "" : "  [     row,   column]\n" + r.report;
     if (nf.count)
-      r.report += fmt::format("  {} of the {} values of the whole output are NaN or Inf (the first at [{}, {}])\n",
-                              nf.count, M * N, nf.first / N, nf.first % N);
-    r.mismatches += nf.count;
-    throw Error(fmt::format("{}: {} of the {} values checked differ from the CPU reference, or are NaN or Inf in the "
-                            "whole output\n{}",
-                            what, r.mismatches, r.checked, r.report));
+      report += fmt::format("  {} of the {} values of the whole output are NaN or Inf (the first at [{}, {}])\n",
+                            nf.count, M * N, nf.first / N, nf.first % N);
+    throw Error(
+        fmt::format("{}: {} of the {} values checked differ from the CPU reference, or are NaN or Inf in the "
+                    "whole output\n{}",
+                    what, r.mismatches + nf.count, r.checked, report));
   }
   const bool all = sample.size() == M * N;
-  return fmt::format("{} values ({}{} rows x {} columns) within atol {:g} + rtol {:g} * |ref| of the CPU reference "
-                     "(max abs error {:.3g}); all {} values finite",
-                     sample.size(), all ? "all: " : "", sample.rows.size(), sample.cols.size(), tol.atol, tol.rtol,
-                     r.max_abs_err, M * N);
+  return fmt::format(
+      "{} values ({}{} rows x {} columns) within atol {:g} + rtol {:g} * |ref| of the CPU reference "
+      "(max abs error {:.3g}); all {} values finite",
+      sample.size(), all ? "all: " : "", sample.rows.size(), cols, tol.atol, tol.rtol, r.max_abs_err, M * N);
 }
 
 std::string trace_path(const CommonOptions& common, const std::string& chapter, const std::string& suffix) {
@@ -211,7 +201,6 @@ void print_kernels(const Trace& trace, const GpuInfo& gpu) {
   }
 }
 
-
 double host_time_us(const std::function<void()>& fn, int iters, int* used) {
   std::vector<double> us;
   const auto w0 = std::chrono::steady_clock::now();
@@ -269,10 +258,10 @@ void report(const Trace& trace, const GpuInfo& gpu, const CommonOptions& common,
   CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, gpu.id));
   const Tensor flush = empty({2 * int64_t(l2)}, DType::BF16);
   int runs = 0;
-  const double gpu_us = 1e3 * median_ms(
-                                  forward, 50,
-                                  [&] { CUDA_CHECK(cudaMemsetAsync(flush.data, 0, flush.nbytes(), current_stream())); },
-                                  &runs);
+  const double gpu_us =
+      1e3 *
+      median_ms(
+          forward, 50, [&] { CUDA_CHECK(cudaMemsetAsync(flush.data, 0, flush.nbytes(), current_stream())); }, &runs);
   fmt::print("\nGPU time per forward: {:.1f} us (median of {}, CUDA events around the forward, L2 flushed before each)",
              gpu_us, runs);
 
