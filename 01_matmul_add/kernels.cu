@@ -23,10 +23,11 @@ __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
 }  // round to nearest even
 
 // One thread per output element. The column index j = i % cols picks the bias; neighbouring threads read neighbouring
-// elements of a and y (coalesced) and mostly the same few bias values (served from cache).
+// elements of a and y (coalesced) and mostly the same few bias values (served from cache). No pointer is __restrict__:
+// y may be a itself (in place, see kernels.cuh), which __restrict__ would declare impossible; in place is safe without
+// it, since each element of y is read (as a, or as b when the output is one row) only by the thread that writes it.
 template <class T>
-__global__ void add_bias_plain(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ y, int64_t n,
-                               int64_t cols) {
+__global__ void add_bias_plain(const T* a, const T* b, T* y, int64_t n, int64_t cols) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) y[i] = from_float<T>(to_float(a[i]) + to_float(b[i % cols]));
 }

@@ -12,7 +12,8 @@ namespace ch01 {
 
 // A launcher gets raw pointers: a and y are rows x cols (contiguous), b has cols elements. It accepts any rows, cols
 // >= 0 (nothing to do launches nothing), checks its launch (CUDA_CHECK_LAUNCH) and does not synchronize. y may be a
-// itself (in place) but must not overlap a or b in part: the kernels mark their pointers __restrict__.
+// itself (in place: defined, the kernels mark no pointer __restrict__) but must not overlap a or b in part (threads
+// would read what other threads write); the op below refuses that.
 using AddLaunch = void (*)(const void* a, const void* b, void* y, int64_t rows, int64_t cols, ladder::DType dtype,
                            cudaStream_t stream);
 // The variants of the add kernel; add yours here (see README.md, exercise 2).

@@ -9,7 +9,7 @@
 // times every variant against a copy.
 //
 // Numbers: each element is computed in float32 and rounded to bf16, like PyTorch's bf16 kernels (its "opmath" type
-// for bf16 is float). The GELU itself lives in common/gelu.cuh, shared with the eager chapter.
+// for bf16 is float). The GELU itself lives in common/gpu/gelu.cuh, shared with the eager chapter.
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -62,9 +62,12 @@ __device__ __forceinline__ uint4 gelu_mul_x8(uint4 g, uint4 u) {
 // "plain": one element per thread, one thread per element. The obvious first kernel, and already correct for any n
 // and any alignment. Its weakness is the size of each memory instruction: a warp asks for 32 x 2 = 64 bytes per
 // load, so the GPU needs many more instructions (and many more requests in flight) to move the same bytes.
+//
+// No pointer here is __restrict__, in this kernel or the ones below: the output may be g or u itself (in place, see
+// kernels.cuh), and __restrict__ would promise the compiler that it shares no byte with them. In place is safe without
+// it, since each element is read only by the thread that then writes it.
 
-__global__ void __launch_bounds__(kBlock)
-    gelu_mul_plain_kernel(const bf16* __restrict__ g, const bf16* __restrict__ u, bf16* __restrict__ out, int64_t n) {
+__global__ void __launch_bounds__(kBlock) gelu_mul_plain_kernel(const bf16* g, const bf16* u, bf16* out, int64_t n) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
   if (i < n) out[i] = gelu_mul_one(g[i], u[i]);
 }
@@ -89,13 +92,13 @@ __global__ void __launch_bounds__(kBlock)
 // The default, "vec", keeps one 16-byte vector of g and one of u in flight per thread: with 2048 threads per SM that
 // is 64 KiB of requests per SM, enough for Little's law, and each thread does so little that blocks retire quickly and
 // the last, partly filled wave is short. The arithmetic (~20 instructions per element, two of them on the
-// special-function unit, see common/gelu.cuh) hides under the memory time. On an H100, bench/elementwise.cu measured
-// it fastest of the variants below (2 or 4 vectors per thread, a persistent grid, streaming cache hints: each a little
-// slower), at 97.6% of a same-bytes device-to-device copy (bench/results/2026-11-21_h100/bench_elementwise.txt).
+// special-function unit, see common/gpu/gelu.cuh) hides under the memory time. On an H100, bench/elementwise.cu
+// measured it fastest of the variants below (2 or 4 vectors per thread, a persistent grid, streaming cache hints: each
+// a little slower), at 97.6% of a same-bytes device-to-device copy
+// (bench/results/2026-11-21_h100/bench_elementwise.txt).
 
 template <int kVecs, bool kStream>
-__global__ void __launch_bounds__(kBlock)
-    gelu_mul_vec_kernel(const bf16* __restrict__ g, const bf16* __restrict__ u, bf16* __restrict__ out, int64_t n) {
+__global__ void __launch_bounds__(kBlock) gelu_mul_vec_kernel(const bf16* g, const bf16* u, bf16* out, int64_t n) {
   const int64_t n_vec = n / kVecElems;
   const uint4* g8 = reinterpret_cast<const uint4*>(g);
   const uint4* u8 = reinterpret_cast<const uint4*>(u);
@@ -120,7 +123,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Launchers. Each takes any n >= 0 and checks its launch; the grid arithmetic is in common/elementwise.cuh. The
+// Launchers. Each takes any n >= 0 and checks its launch; the grid arithmetic is in common/gpu/elementwise.cuh. The
 // ops launch on ladder::current_stream(): stream 0, as PyTorch's eager ops do, except while a graph captures a forward.
 
 void launch_gelu_mul_plain(const bf16* g, const bf16* u, bf16* out, int64_t n, cudaStream_t stream) {

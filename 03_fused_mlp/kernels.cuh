@@ -25,9 +25,9 @@ using GeluMulLaunch = void (*)(const __nv_bfloat16* g, const __nv_bfloat16* u, _
 using GeluMulVariant = ladder::Variant<GeluMulLaunch>;
 
 // Every launcher accepts any n >= 0 (n = 0 launches nothing) and pointers at any alignment: a vectorized variant
-// handed pointers that are not 16-byte aligned falls back to its plain kernel. The kernels mark their pointers
-// __restrict__, so the output may be an input itself (in place) but must not overlap one in part; the ops below
-// refuse that with a ladder::Error. Launchers check the launch (CUDA_CHECK_LAUNCH) and do not synchronize.
+// handed pointers that are not 16-byte aligned falls back to its plain kernel. The output may be an input itself (in
+// place: defined, the kernels mark no pointer __restrict__) but must not overlap one in part (threads would read what
+// other threads write); the ops below refuse that with a ladder::Error. Launchers check the launch (CUDA_CHECK_LAUNCH) and do not synchronize.
 const std::vector<GeluMulVariant>& gelu_mul_variants();
 // Look a variant up by name; an unknown name throws ladder::UsageError listing the valid ones.
 const GeluMulVariant& find_gelu_mul_variant(const std::string& name);

@@ -8,7 +8,7 @@
 // loads and stores are shaped, not about the arithmetic. bench/elementwise.cu times every variant against a copy.
 //
 // Numbers: each element is computed in float32 and rounded to bf16 once, like PyTorch's bf16 kernels (its "opmath"
-// type for bf16 is float). The GELU itself lives in common/gelu.cuh, shared with the fused chapter.
+// type for bf16 is float). The GELU itself lives in common/gpu/gelu.cuh, shared with the fused chapter.
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -73,15 +73,17 @@ __device__ __forceinline__ uint4 mul_x8(uint4 a, uint4 b) {
 // "plain": one element per thread, one thread per element. The obvious first kernel, and already correct for any n
 // and any alignment. Its weakness is the size of each memory instruction: a warp asks for 32 x 2 = 64 bytes per
 // load, so the GPU needs many more instructions (and many more requests in flight) to move the same bytes.
+//
+// No pointer here is __restrict__, in these kernels or the ones below: the output may be an input itself (in place, see
+// kernels.cuh), and __restrict__ would promise the compiler that it shares no byte with them. In place is safe without
+// it, since each element is read only by the thread that then writes it.
 
-__global__ void __launch_bounds__(kBlock)
-    gelu_plain_kernel(const bf16* __restrict__ g, bf16* __restrict__ h, int64_t n) {
+__global__ void __launch_bounds__(kBlock) gelu_plain_kernel(const bf16* g, bf16* h, int64_t n) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
   if (i < n) h[i] = gelu_one(g[i]);
 }
 
-__global__ void __launch_bounds__(kBlock)
-    mul_plain_kernel(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ out, int64_t n) {
+__global__ void __launch_bounds__(kBlock) mul_plain_kernel(const bf16* a, const bf16* b, bf16* out, int64_t n) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
   if (i < n) out[i] = mul_one(a[i], b[i]);
 }
@@ -106,13 +108,13 @@ __global__ void __launch_bounds__(kBlock)
 // The default, "vec", keeps one 16-byte vector per input in flight per thread (one for gelu, two for mul: a and b):
 // with 2048 threads per SM that is 32-64 KiB of requests per SM, enough for Little's law, and each thread does so
 // little that blocks retire quickly and the last, partly filled wave is short. gelu's arithmetic (~20 instructions per
-// element, two of them on the special-function unit, see common/gelu.cuh) hides under the memory time. On an H100,
+// element, two of them on the special-function unit, see common/gpu/gelu.cuh) hides under the memory time. On an H100,
 // bench/elementwise.cu measured gelu's "vec" at 99.5% and mul's at 98.2% of a same-bytes device-to-device copy
 // (bench/results/2026-11-21_h100/bench_elementwise.txt); the
 // other variants below (2 or 4 vectors per thread, a persistent grid, streaming cache hints) are within a few percent.
 
 template <int kVecs, bool kStream>
-__global__ void __launch_bounds__(kBlock) gelu_vec_kernel(const bf16* __restrict__ g, bf16* __restrict__ h, int64_t n) {
+__global__ void __launch_bounds__(kBlock) gelu_vec_kernel(const bf16* g, bf16* h, int64_t n) {
   const int64_t n_vec = n / kVecElems;
   const uint4* g8 = reinterpret_cast<const uint4*>(g);
   uint4* h8 = reinterpret_cast<uint4*>(h);
@@ -133,8 +135,7 @@ __global__ void __launch_bounds__(kBlock) gelu_vec_kernel(const bf16* __restrict
 }
 
 template <int kVecs, bool kStream>
-__global__ void __launch_bounds__(kBlock)
-    mul_vec_kernel(const bf16* __restrict__ a, const bf16* __restrict__ b, bf16* __restrict__ out, int64_t n) {
+__global__ void __launch_bounds__(kBlock) mul_vec_kernel(const bf16* a, const bf16* b, bf16* out, int64_t n) {
   const int64_t n_vec = n / kVecElems;
   const uint4* a8 = reinterpret_cast<const uint4*>(a);
   const uint4* b8 = reinterpret_cast<const uint4*>(b);
@@ -159,7 +160,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Launchers. Each takes any n >= 0 and checks its launch; the grid arithmetic is in common/elementwise.cuh. The
+// Launchers. Each takes any n >= 0 and checks its launch; the grid arithmetic is in common/gpu/elementwise.cuh. The
 // ops launch on ladder::current_stream(): stream 0, as PyTorch's eager ops do, except while a graph captures a forward.
 
 void launch_gelu_plain(const bf16* g, bf16* h, int64_t n, cudaStream_t stream) {

@@ -27,9 +27,9 @@ using MulLaunch = void (*)(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_
 using MulVariant = ladder::Variant<MulLaunch>;
 
 // Every launcher accepts any n >= 0 (n = 0 launches nothing) and pointers at any alignment: a vectorized variant
-// handed pointers that are not 16-byte aligned falls back to its plain kernel. The kernels mark their pointers
-// __restrict__, so the output may be an input itself (in place) but must not overlap one in part; the ops below
-// refuse that with a ladder::Error. Launchers check the launch (CUDA_CHECK_LAUNCH) and do not synchronize.
+// handed pointers that are not 16-byte aligned falls back to its plain kernel. The output may be an input itself (in
+// place: defined, the kernels mark no pointer __restrict__) but must not overlap one in part (threads would read what
+// other threads write); the ops below refuse that with a ladder::Error. Launchers check the launch (CUDA_CHECK_LAUNCH) and do not synchronize.
 const std::vector<GeluVariant>& gelu_variants();
 const std::vector<MulVariant>& mul_variants();
 // Look a variant up by name; an unknown name throws ladder::UsageError listing the valid ones.

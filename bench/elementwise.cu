@@ -7,12 +7,13 @@
 // each), measured the same way in the same run. These kernels do almost no arithmetic per byte, so a copy is the
 // ceiling they should be measured against; the GPU's datasheet bandwidth is not reachable by anything.
 //
-// How each run is timed (the method llm.c's dev/cuda benchmarks use):
+// How each run is timed: by ladder::GpuTimer (common/chapter/gpu_timer.h), the way every chapter times its forward.
 //  - Before each run, a cudaMemsetAsync over a buffer twice the size of the L2 cache, so the run's inputs come from
 //    HBM and not from the cache the previous run warmed. Without it, part of a 50 MB input would still sit in an
 //    H100's 50 MB L2 and the kernel would look faster than it is in a real forward.
-//  - CUDA events recorded on the stream right before and after the kernel alone (the flush is outside them).
-//  - A few untimed warm-up runs, then --iters timed runs; the median is reported (the minimum too, for reference).
+//  - CUDA events recorded on the stream right before and after the kernel alone (the flush is outside them), every
+//    run queued without waiting, so the events time the kernel and not its launch.
+//  - 5 warm-up runs, then --iters timed runs; the median is reported (the minimum too, for reference).
 // Before timing, each variant's output is checked bit for bit against the plain variant (and gelu_mul against the
 // eager gelu then mul): a fast wrong kernel is not a result. A mismatch exits 1.
 //
@@ -33,6 +34,7 @@
 #include "chapter/chapter.h"
 #include "gpu/check.h"
 #include "chapter/cli.h"
+#include "chapter/gpu_timer.h"
 #include "gpu/device.h"
 
 namespace {
@@ -41,75 +43,19 @@ using bf16 = __nv_bfloat16;
 using ladder::DType;
 using ladder::Tensor;
 
-constexpr int kWarmupRuns = 5;
-
-// Times `launch` with an L2 flush before every run; returns the per-run kernel times in microseconds, sorted.
-class Timer {
- public:
-  Timer(int iters, size_t flush_bytes) : iters_(iters), flush_bytes_(flush_bytes) {
-    CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
-    start_.resize(iters_);
-    stop_.resize(iters_);
-    for (int i = 0; i < iters_; ++i) {
-      CUDA_CHECK(cudaEventCreate(&start_[i]));
-      CUDA_CHECK(cudaEventCreate(&stop_[i]));
-    }
-  }
-  ~Timer() {
-    for (int i = 0; i < iters_; ++i) {
-      cudaEventDestroy(start_[i]);
-      cudaEventDestroy(stop_[i]);
-    }
-    cudaFree(flush_);
-  }
-  Timer(const Timer&) = delete;
-  Timer& operator=(const Timer&) = delete;
-
-  std::vector<double> run(const std::function<void()>& launch) {
-    for (int i = 0; i < kWarmupRuns; ++i) {
-      flush();
-      launch();
-    }
-    // All runs are queued without waiting: the host stays ahead of the GPU, so each kernel is already queued when
-    // its start event is reached and the events measure the kernel, not the launch latency.
-    for (int i = 0; i < iters_; ++i) {
-      flush();
-      CUDA_CHECK(cudaEventRecord(start_[i], 0));
-      launch();
-      CUDA_CHECK(cudaEventRecord(stop_[i], 0));
-    }
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<double> us(iters_);
-    for (int i = 0; i < iters_; ++i) {
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
-      us[i] = ms * 1000.0;
-    }
-    std::sort(us.begin(), us.end());
-    return us;
-  }
-
- private:
-  void flush() { CUDA_CHECK(cudaMemsetAsync(flush_, 0, flush_bytes_, 0)); }
-
-  int iters_;
-  size_t flush_bytes_;
-  void* flush_ = nullptr;
-  std::vector<cudaEvent_t> start_, stop_;
-};
-
-double median(const std::vector<double>& sorted) {
-  const size_t n = sorted.size();
-  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+// Every run of `launch`, timed by GpuTimer: exactly `iters` runs (no time cap: --iters says how many).
+ladder::GpuTiming time_runs(const ladder::GpuTimer& timer, int iters, const std::function<void()>& launch) {
+  return timer.time(launch, iters, 0);
 }
 
-// Sorted run times of a device-to-device copy of `bytes_moved / 2` bytes (it reads and writes each byte once).
-std::vector<double> copy_times(Timer& timer, int64_t bytes_moved) {
+// Timed runs of a device-to-device copy of `bytes_moved / 2` bytes (it reads and writes each byte once).
+ladder::GpuTiming copy_times(const ladder::GpuTimer& timer, int iters, int64_t bytes_moved) {
   const int64_t half = bytes_moved / 2;
   const Tensor src = ladder::empty({(half + 1) / 2}, DType::BF16);  // `half` bytes, as 2-byte elements
   const Tensor dst = ladder::empty({(half + 1) / 2}, DType::BF16);
   CUDA_CHECK(cudaMemset(src.data, 0x3C, half));
-  return timer.run([&] { CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, half, cudaMemcpyDeviceToDevice, 0)); });
+  return time_runs(timer, iters,
+                   [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, half, cudaMemcpyDeviceToDevice, 0)); });
 }
 
 std::vector<uint16_t> bits_of(const Tensor& t) {
@@ -154,22 +100,17 @@ int bench(int argc, const char* const* argv) {
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
   const ladder::GpuInfo gpu = ladder::require_gpu();
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.id));
-  const size_t flush_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
+  const ladder::GpuTimer timer;
   const int64_t n = rows * cols;
   const double tensor_bytes = 2.0 * n;
-  fmt::print("GPU {}: {} (sm_{}{}, {} SMs), L2 {:.1f} MiB, flushed before every run with a {:.1f} MiB memset\n", gpu.id,
-             prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
-             flush_bytes / 1048576.0);
+  fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,
+             timer.flush_words());
   fmt::print("shape [{}, {}] bf16: {} elements, {:.1f} MB per tensor; median of {} runs after {} warm-up runs\n", rows,
-             cols, n, tensor_bytes / 1e6, iters, kWarmupRuns);
-
-  Timer timer(iters, flush_bytes);
+             cols, n, tensor_bytes / 1e6, iters, ladder::GpuTimer::kWarmupRuns);
 
   // The ceiling for large transfers, for reference: a 1 GiB copy (2 GiB moved).
   try {
-    const double gib_us = median(copy_times(timer, int64_t{2} << 30));
+    const double gib_us = copy_times(timer, iters, int64_t{2} << 30).median_us();
     fmt::print("1 GiB device-to-device copy: {:.1f} us, {:.0f} GB/s (bytes read + written)\n", gib_us,
                2.0 * 1073741824.0 / (gib_us * 1e3));
   } catch (const ladder::Error& e) {
@@ -199,15 +140,15 @@ int bench(int argc, const char* const* argv) {
   auto group = [&](const char* op, double bytes, const std::vector<uint16_t>& want, const Tensor& result,
                    const std::vector<std::pair<std::string, std::function<void()>>>& variants) {
     fmt::print("{}\n", std::string(80, '-'));
-    const std::vector<double> copy = copy_times(timer, static_cast<int64_t>(bytes));
-    print_row({"copy", "cudaMemcpyAsync", bytes, median(copy), copy.front(), median(copy)});
+    const ladder::GpuTiming copy = copy_times(timer, iters, static_cast<int64_t>(bytes));
+    print_row({"copy", "cudaMemcpyAsync", bytes, copy.median_us(), copy.min_us(), copy.median_us()});
     for (const auto& [name, launch] : variants) {
       ladder::poison(result);
       launch();
       CUDA_CHECK(cudaDeviceSynchronize());
       require_same_bits(result, want, std::string(op) + " " + name);
-      const std::vector<double> us = timer.run(launch);
-      table.push_back({op, name, bytes, median(us), us.front(), median(copy)});
+      const ladder::GpuTiming t = time_runs(timer, iters, launch);
+      table.push_back({op, name, bytes, t.median_us(), t.min_us(), copy.median_us()});
       print_row(table.back());
     }
   };
@@ -229,7 +170,8 @@ int bench(int argc, const char* const* argv) {
   const Tensor a = ladder::to_device(ladder::random_values(an * an, seed + 3, DType::F32), {an, an}, DType::F32);
   const Tensor bias = ladder::to_device(ladder::random_values(an, seed + 4, DType::F32), {an}, DType::F32);
   const Tensor y = ladder::empty({an, an}, DType::F32), y_add_ref = ladder::empty({an, an}, DType::F32);
-  ch01::add_variants().front().launch(a.data, bias.data, y_add_ref.data, an, an, DType::F32, 0);
+  ladder::find_variant(ch01::add_variants(), "plain", "add")
+      .launch(a.data, bias.data, y_add_ref.data, an, an, DType::F32, 0);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::pair<std::string, std::function<void()>>> adds;
   for (const auto& v : ch01::add_variants())

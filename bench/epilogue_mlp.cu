@@ -7,8 +7,9 @@
 //       ceiling a GEMM that also does the GELU should be measured against (timed first and again last: its spread
 //       between the two is the run-to-run noise);
 //   (c) chapter 03's way: cuBLASLt gate GEMM, cuBLASLt up GEMM, then 03_fused_mlp's gelu_mul ("vec").
-// Each is timed as bench_elementwise times its kernels: an L2 flush (a memset over twice the L2) before every run, CUDA
-// events around the op alone, warm-up runs, the median (and minimum) of --iters runs. TFLOP/s counts the two GEMMs'
+// Each is timed by ladder::GpuTimer (common/chapter/gpu_timer.h), as bench_elementwise times its kernels and the
+// chapters their forwards: an L2 flush (a memset over twice the L2) before every run, CUDA events around the op alone,
+// the runs queued, 5 warm-up runs, the median (and minimum) of --iters runs. TFLOP/s counts the two GEMMs'
 // multiply-adds, 2 * M * dim * 2 * hidden, for every row alike. Before timing, each variant's output is compared with
 // (c) bit for bit: the share of identical outputs and the largest gap in bf16 ulps are printed; a variant more than a
 // few ulps off anywhere is a wrong kernel and stops the run (exit 1).
@@ -30,6 +31,7 @@
 #include "../04_epilogue_mlp/kernels.cuh"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
+#include "chapter/gpu_timer.h"
 #include "gpu/check.h"
 #include "gpu/device.h"
 #include "gpu/ops.h"
@@ -40,40 +42,7 @@ using bf16 = __nv_bfloat16;
 using ladder::DType;
 using ladder::Tensor;
 
-constexpr int kWarmupRuns = 5;
 constexpr int kWrongUlps = 4;  // further than this from chapter 03's output anywhere: not a rounding-order difference
-
-// Sorted per-run times in microseconds of `op`, with the L2 flushed before every run (see bench_elementwise).
-std::vector<double> time_op(const std::function<void()>& op, int iters, void* flush, size_t flush_bytes) {
-  std::vector<cudaEvent_t> start(iters), stop(iters);
-  for (int i = 0; i < iters; ++i) {
-    CUDA_CHECK(cudaEventCreate(&start[i]));
-    CUDA_CHECK(cudaEventCreate(&stop[i]));
-  }
-  for (int i = 0; i < kWarmupRuns; ++i) op();
-  for (int i = 0; i < iters; ++i) {
-    CUDA_CHECK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, 0));
-    CUDA_CHECK(cudaEventRecord(start[i], 0));
-    op();
-    CUDA_CHECK(cudaEventRecord(stop[i], 0));
-  }
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<double> us(iters);
-  for (int i = 0; i < iters; ++i) {
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start[i], stop[i]));
-    us[i] = ms * 1000.0;
-    cudaEventDestroy(start[i]);
-    cudaEventDestroy(stop[i]);
-  }
-  std::sort(us.begin(), us.end());
-  return us;
-}
-
-double median(const std::vector<double>& sorted) {
-  const size_t n = sorted.size();
-  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-}
 
 std::vector<uint16_t> bits_of(const Tensor& t) {
   std::vector<uint16_t> bits(t.numel());
@@ -110,15 +79,11 @@ int bench(int argc, const char* const* argv) {
 
   const ladder::GpuInfo gpu = ladder::require_gpu();
   if (const std::string why = ch04::hopper_only(gpu.major, gpu.minor); !why.empty()) throw ladder::UsageError(why);
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.id));
-  const size_t flush_bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
-  const Tensor flush = ladder::empty({static_cast<int64_t>(flush_bytes / 4)}, DType::F32);
-  fmt::print("GPU {}: {} (sm_{}{}, {} SMs), L2 {:.1f} MiB, flushed before every run with a {:.1f} MiB memset\n", gpu.id,
-             prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
-             flush_bytes / 1048576.0);
+  const ladder::GpuTimer timer;
+  fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,
+             timer.flush_words());
   fmt::print("median of {} runs after {} warm-up runs; x concat = median / cuBLASLt concat's (first run)\n\n", iters,
-             kWarmupRuns);
+             ladder::GpuTimer::kWarmupRuns);
   fmt::print("{:<18} {:<28} {:>10} {:>9} {:>8} {:>9} {:>11} {:>8}\n", "M,dim,hidden", "op", "median us", "min us",
              "TFLOP/s", "x concat", "identical %", "max ulp");
 
@@ -150,10 +115,10 @@ int bench(int argc, const char* const* argv) {
 
     double concat_us = 0;
     auto row = [&](const std::string& op, const std::function<void()>& f, const std::string& bits) {
-      const std::vector<double> us = time_op(f, iters, flush.data, flush_bytes);
-      if (concat_us == 0) concat_us = median(us);
-      fmt::print("{:<18} {:<28} {:>10.1f} {:>9.1f} {:>8.1f} {:>9.3f} {}\n", shape, op, median(us), us.front(),
-                 flops / (median(us) * 1e6), median(us) / concat_us, bits);
+      const ladder::GpuTiming t = timer.time(f, iters, 0);  // exactly --iters runs
+      if (concat_us == 0) concat_us = t.median_us();
+      fmt::print("{:<18} {:<28} {:>10.1f} {:>9.1f} {:>8.1f} {:>9.3f} {}\n", shape, op, t.median_us(), t.min_us(),
+                 flops / (t.median_us() * 1e6), t.median_us() / concat_us, bits);
     };
     row("cublasLt concat (b)", concat, "");
     row("cublasLt g+u+gelu_mul (c)", eager, fmt::format("{:>11} {:>8}", "(ref)", "(ref)"));

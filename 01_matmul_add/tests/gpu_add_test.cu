@@ -63,3 +63,40 @@ TEST(Add, PartialOverlapIsRefused) {
   EXPECT_NO_THROW(ch01::add(a, b, a));  // in place
   CUDA_CHECK(cudaDeviceSynchronize());
 }
+
+// In place is defined (kernels.cuh; the kernels mark no pointer __restrict__): out = a, and, for one row, out = bias
+// (the same bytes). Each must match the CPU and the bits of the same add into a separate output.
+TEST(Add, InPlaceMatchesTheCpu) {
+  SKIP_WITHOUT_GPU();
+  uint64_t seed = 200;
+  for (const auto& v : ch01::add_variants()) {
+    for (DType dt : {DType::F32, DType::BF16}) {
+      for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {1, 4099}, {7, 13}, {4096, 4096}}) {
+        SCOPED_TRACE(std::string(v.name) + " " + dtype_name(dt) + " " + std::to_string(rows) + "x" +
+                     std::to_string(cols));
+        const auto ha = random_values(rows * cols, ++seed, dt), hb = random_values(cols, ++seed, dt);
+        std::vector<double> ref(ha.size());
+        for (int64_t i = 0; i < rows * cols; ++i) ref[i] = round_to(dt, ha[i] + hb[i % cols]);
+        const Tensor a0 = to_device(ha, {rows, cols}, dt), b0 = to_device(hb, {cols}, dt),
+                     want = empty({rows, cols}, dt);
+        ch01::add(a0, b0, want, v.name);
+        const std::vector<float> want_values = to_host(want);
+        const Tensor a = to_device(ha, {rows, cols}, dt), b = to_device(hb, {cols}, dt);
+        ch01::add(a, b, a, v.name);  // out = a
+        std::vector<const Tensor*> outs = {&a};
+        const Tensor a1 = to_device(ha, {rows, cols}, dt), b1 = to_device(hb, {cols}, dt);
+        const Tensor b1_as_out = view_of(b1.data, dt, {rows, cols});
+        if (rows == 1) {
+          ch01::add(a1, b1, b1_as_out, v.name);  // out = bias: one row is the bias's bytes exactly
+          outs.push_back(&b1_as_out);
+        }
+        for (const Tensor* out : outs) {
+          const std::vector<float> got = to_host(*out);
+          EXPECT_TRUE(got == want_values) << (out == &a ? "out = a" : "out = bias") << ": differs from out of place";
+          const CompareResult r = compare(got, ref, {0, 0});
+          EXPECT_TRUE(r.ok) << r.report;
+        }
+      }
+    }
+  }
+}

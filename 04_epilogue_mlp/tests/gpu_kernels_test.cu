@@ -127,9 +127,10 @@ const std::vector<Shape3> kProblemShapes = {{1, 768, 3072},    {3, 768, 3072},  
                                             {8192, 768, 3072}, {300, 200, 200},  {5, 64, 136},     {3, 24, 16},
                                             {129, 1000, 1032}, {2500, 192, 2048}};
 
-TEST(EpilogueKernels, TeachComesFirstAndFastExists) {
-  ASSERT_FALSE(ch04::gated_gemm_variants().empty());
-  EXPECT_STREQ(ch04::gated_gemm_variants().front().name, "teach");
+// The variants the chapter names: "teach", the one its README reads first, and "fast", the default of the op and of
+// --kernel. Nothing depends on their order in the list.
+TEST(EpilogueKernels, TheTaughtAndTheDefaultVariantsExist) {
+  EXPECT_NO_THROW(ch04::find_gated_gemm_variant("teach"));
   EXPECT_NO_THROW(ch04::find_gated_gemm_variant("fast"));
 }
 

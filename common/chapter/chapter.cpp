@@ -4,12 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
 
+#include "chapter/gpu_timer.h"
 #include "gpu/check.h"
 #include "gpu/ops.h"
 #include "profiler/profiler.h"
@@ -52,43 +53,33 @@ std::string check_output(const Tensor& out, int64_t M, int64_t N, const OutputSa
                          Tolerance tol, const std::string& what) {
   if (out.numel() != M * N)
     throw Error(fmt::format("{}: check_output: {} values, expected {} x {}", what, out.numel(), M, N));
+  // The sample, row by row: element i is row sample.rows[i / cols], column sample.cols[i % cols].
+  const size_t cols = sample.cols.size();
   std::vector<int64_t> flat;
   for (int64_t m : sample.rows)
     for (int64_t n : sample.cols) flat.push_back(m * N + n);
   const std::vector<float> got = values_at(out, flat);
-  std::vector<double> ref(sample.cols.size());
-  CompareResult r;
-  std::string rows;
-  size_t i = 0;
-  for (int64_t m : sample.rows) {
-    ref_row(m, sample.cols, ref.data());
-    for (size_t c = 0; c < sample.cols.size(); ++c, ++i) {
-      const double g = got[i], e = ref[c], err = std::fabs(g - e);
-      // Written so that NaN fails: !(err <= bound) is true for NaN.
-      const bool ok = std::isfinite(g) && err <= tol.atol + tol.rtol * std::fabs(e);
-      if (std::isfinite(g)) r.max_abs_err = std::max(r.max_abs_err, err);
-      if (!ok && r.mismatches++ < 5)
-        rows += fmt::format("  [{:>8}, {:>8}]  ref {:>14.7g}  got {:>14.7g}\n", m, sample.cols[c], e, g);
-    }
-  }
+  std::vector<double> ref(flat.size());
+  for (size_t r = 0; r < sample.rows.size(); ++r) ref_row(sample.rows[r], sample.cols, &ref[r * cols]);
+  const CompareResult r = compare(got, ref, tol, 5, [&](int64_t i) {
+    return fmt::format("[{:>8}, {:>8}]", sample.rows[size_t(i) / cols], sample.cols[size_t(i) % cols]);
+  });
   const NonFinite nf = count_nonfinite(out);
-  r.checked = static_cast<int64_t>(got.size());
-  r.ok = r.mismatches == 0 && nf.count == 0;
-  if (!r.ok) {
-    r.report = fmt::format("  {:>20}  {:>18}  {:>18}\n", "[row, column]", "ref", "got") + rows;
+  if (!r.ok || nf.count) {
+    std::string report = r.ok ? "" : "  [     row,   column]\n" + r.report;
     if (nf.count)
-      r.report += fmt::format("  {} of the {} values of the whole output are NaN or Inf (the first at [{}, {}])\n",
-                              nf.count, M * N, nf.first / N, nf.first % N);
-    r.mismatches += nf.count;
-    throw Error(fmt::format("{}: {} of the {} values checked differ from the CPU reference, or are NaN or Inf in the "
-                            "whole output\n{}",
-                            what, r.mismatches, r.checked, r.report));
+      report += fmt::format("  {} of the {} values of the whole output are NaN or Inf (the first at [{}, {}])\n",
+                            nf.count, M * N, nf.first / N, nf.first % N);
+    throw Error(
+        fmt::format("{}: {} of the {} values checked differ from the CPU reference, or are NaN or Inf in the "
+                    "whole output\n{}",
+                    what, r.mismatches + nf.count, r.checked, report));
   }
   const bool all = sample.size() == M * N;
-  return fmt::format("{} values ({}{} rows x {} columns) within atol {:g} + rtol {:g} * |ref| of the CPU reference "
-                     "(max abs error {:.3g}); all {} values finite",
-                     sample.size(), all ? "all: " : "", sample.rows.size(), sample.cols.size(), tol.atol, tol.rtol,
-                     r.max_abs_err, M * N);
+  return fmt::format(
+      "{} values ({}{} rows x {} columns) within atol {:g} + rtol {:g} * |ref| of the CPU reference "
+      "(max abs error {:.3g}); all {} values finite",
+      sample.size(), all ? "all: " : "", sample.rows.size(), cols, tol.atol, tol.rtol, r.max_abs_err, M * N);
 }
 
 std::string trace_path(const CommonOptions& common, const std::string& chapter, const std::string& suffix) {
@@ -103,62 +94,34 @@ void write_trace(const Trace& trace, const std::string& path) {
 
 namespace {
 
-// Median of `runs` timings of fn() on the GPU, in milliseconds, with CUDA events right around it; `before` runs
-// ahead of each timing, outside it (an L2 flush, say). Fewer runs (at least 3) when they would take more than about
-// two seconds, judged by the warm-up run; `used` gets the count.
-double median_ms(const std::function<void()>& fn, int runs, const std::function<void()>& before = {},
-                 int* used = nullptr) {
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<float> ms;
-  CUDA_CHECK(cudaEventRecord(start, current_stream()));
-  fn();  // warm-up
-  CUDA_CHECK(cudaEventRecord(stop, current_stream()));
-  CUDA_CHECK(cudaEventSynchronize(stop));
-  float warm = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&warm, start, stop));
-  runs = std::clamp(static_cast<int>(2000.0 / std::max(warm, 1e-6f)), std::min(runs, 3), runs);
-  if (used) *used = runs;
-  for (int i = 0; i < runs; ++i) {
-    if (before) before();
-    CUDA_CHECK(cudaEventRecord(start, current_stream()));
-    fn();
-    CUDA_CHECK(cudaEventRecord(stop, current_stream()));
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float t = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-    ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 // What this GPU really does, measured now: a device-to-device copy (bytes read + written per second) and a large
-// GEMM in `dtype` through the same cuBLASLt path the chapters use. Achieved figures are shown against these.
+// GEMM in `dtype` through the same cuBLASLt path the chapters use, each timed by GpuTimer (median of a few runs).
+// Achieved figures are shown against these.
 struct Ceilings {
+  size_t copy_bytes = size_t{256} << 20;  // copied: read once and written once
   double copy_gbs = 0;
   double gemm_tflops = 0;
   int64_t gemm_n = 0;
 };
-Ceilings measure_ceilings(DType dtype) {
+Ceilings measure_ceilings(DType dtype, const GpuTimer& timer) {
   Ceilings c;
   {
-    const size_t bytes = size_t{256} << 20;
-    Tensor src = empty({int64_t(bytes)}, DType::BF16), dst = empty({int64_t(bytes)}, DType::BF16);
-    const double ms =
-        median_ms([&] { CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, bytes, cudaMemcpyDeviceToDevice)); }, 5);
-    c.copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
+    const int64_t elems = static_cast<int64_t>(c.copy_bytes / dtype_size(DType::BF16));
+    const Tensor src = empty({elems}, DType::BF16), dst = empty({elems}, DType::BF16);
+    const GpuTiming t = timer.time(
+        [&] {
+          CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, c.copy_bytes, cudaMemcpyDeviceToDevice, current_stream()));
+        },
+        5);
+    c.copy_gbs = 2.0 * c.copy_bytes / (t.median_us() * 1e-6) / 1e9;
   }
   c.gemm_n = dtype == DType::BF16 ? 8192 : 4096;
   const int64_t n = c.gemm_n;
   Tensor a = random_tensor({n, n}, 1, dtype);
   Tensor b = random_tensor({n, n}, 2, dtype);
   Tensor out = empty({n, n}, dtype);
-  const double ms = median_ms([&] { ops::mm(a, b, out); }, 3);
-  c.gemm_tflops = 2.0 * n * n * n / (ms * 1e-3) / 1e12;
+  const GpuTiming t = timer.time([&] { ops::mm(a, b, out); }, 3);
+  c.gemm_tflops = 2.0 * n * n * n / (t.median_us() * 1e-6) / 1e12;
   return c;
 }
 
@@ -184,12 +147,12 @@ void print_kernels(const Trace& trace, const GpuInfo& gpu) {
     const Event* op = launching_op(e);
     if (op && !op->input_types.empty() && op->input_types[0] == "float") dtype = DType::F32;
   }
-  const Ceilings ceil = measure_ceilings(dtype);
+  const Ceilings ceil = measure_ceilings(dtype, GpuTimer());
   fmt::print(
-      "\nGPU work of {} on {}, against ceilings measured just now on this GPU: a device-to-device copy at {:.0f} GB/s "
-      "and a {}^3 {} GEMM at {:.1f} TFLOP/s. Bytes are each input read once and the output written once; the L2 is "
-      "not flushed between steps, so a kernel whose inputs are still cached can pass 100% of the copy.\n",
-      last.name, gpu.name, ceil.copy_gbs, ceil.gemm_n, dtype_name(dtype), ceil.gemm_tflops);
+      "\nGPU work of {} on {}, against ceilings measured just now on this GPU: a {} MiB device-to-device copy at "
+      "{:.0f} GB/s and a {}^3 {} GEMM at {:.1f} TFLOP/s. Bytes are each input read once and the output written once; "
+      "the L2 is not flushed between steps, so a kernel whose inputs are still cached can pass 100% of the copy.\n",
+      last.name, gpu.name, ceil.copy_bytes >> 20, ceil.copy_gbs, ceil.gemm_n, dtype_name(dtype), ceil.gemm_tflops);
   fmt::print("  {:<60} {:>9} {:>9} {:>8} {:>9} {:>8}\n", "kernel (op)", "time", "GB/s", "% copy", "TFLOP/s", "% GEMM");
   for (const Event* e : last.gpu_events) {
     const Event* op = launching_op(e);
@@ -210,7 +173,6 @@ void print_kernels(const Trace& trace, const GpuInfo& gpu) {
     fmt::print("  {:<60} {:>7.1f}us {}\n", label, e->dur_ns / 1e3, rates);
   }
 }
-
 
 double host_time_us(const std::function<void()>& fn, int iters, int* used) {
   std::vector<double> us;
@@ -263,18 +225,12 @@ void report(const Trace& trace, const GpuInfo& gpu, const CommonOptions& common,
   // The profiler-off figures are measured now, after the profiler detached CUPTI (cuptiFinalize, in ~Profiler): a
   // CUPTI left subscribed would slow every CUDA call down and inflate them. Not before profiling: in 01's cold run
   // (no --warmup) the profiled steps must be the first the process runs.
-  // GPU time per forward, the way bench/ times kernels: a cold L2 (a memset of twice its size before each run), CUDA
-  // events around the forward alone, the median of many runs.
-  int l2 = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, gpu.id));
-  const Tensor flush = empty({2 * int64_t(l2)}, DType::BF16);
-  int runs = 0;
-  const double gpu_us = 1e3 * median_ms(
-                                  forward, 50,
-                                  [&] { CUDA_CHECK(cudaMemsetAsync(flush.data, 0, flush.nbytes(), current_stream())); },
-                                  &runs);
-  fmt::print("\nGPU time per forward: {:.1f} us (median of {}, CUDA events around the forward, L2 flushed before each)",
-             gpu_us, runs);
+  // GPU time per forward, as bench/ times kernels (chapter/gpu_timer.h): a cold L2, CUDA events around the forward
+  // alone, the median of 50 queued runs (fewer if they would take over 2 s).
+  const GpuTimer timer;
+  const GpuTiming gpu_time = timer.time(forward, 50);
+  fmt::print("\nGPU time per forward: {:.1f} us (median of {}, CUDA events around the forward, {})",
+             gpu_time.median_us(), gpu_time.runs(), timer.flush_words());
 
   int iters = 0;
   const double eager = host_time_us(forward, 200, &iters);

@@ -13,10 +13,11 @@ Tolerance tolerance_for(DType dtype, int64_t reduction_length) {
   if (dtype == DType::BF16) return {1e-2, 1.6e-2};
   // float32 accumulation error grows about like sqrt(K) for random signs.
   const double scale = std::sqrt(static_cast<double>(std::max<int64_t>(reduction_length, 1)));
-  return {1e-5 * scale, 1e-4};
+  return {1e-5 * scale, 1e-4};  // compare.h says why these
 }
 
-CompareResult compare(const std::vector<float>& got, const std::vector<double>& ref, Tolerance tol, int max_rows) {
+CompareResult compare(const std::vector<float>& got, const std::vector<double>& ref, Tolerance tol, int max_rows,
+                      const std::function<std::string(int64_t i)>& where) {
   CompareResult r;
   if (got.size() != ref.size()) {
     r.ok = false;
@@ -34,7 +35,11 @@ CompareResult compare(const std::vector<float>& got, const std::vector<double>& 
     const bool ok = finite && err <= tol.atol + tol.rtol * std::fabs(e);
     if (finite) r.max_abs_err = std::max(r.max_abs_err, err);
     if (!ok) {
-      if (r.mismatches < max_rows) rows += fmt::format("  index {:>10}  ref {:>14.7g}  got {:>14.7g}\n", i, e, g);
+      if (r.mismatches < max_rows) {
+        const int64_t at = static_cast<int64_t>(i);
+        rows += fmt::format("  {:>20}  ref {:>14.7g}  got {:>14.7g}\n", where ? where(at) : fmt::format("index {}", at),
+                            e, g);
+      }
       ++r.mismatches;
     }
   }
@@ -43,7 +48,7 @@ CompareResult compare(const std::vector<float>& got, const std::vector<double>& 
     r.report = fmt::format("all {} values within atol {:g} + rtol {:g} * |ref| (max abs error {:.3g})", r.checked,
                            tol.atol, tol.rtol, r.max_abs_err);
   } else {
-    r.report = fmt::format("  {:>16}  {:>18}  {:>18}\n", "index", "ref", "got") + rows;
+    r.report = rows;
   }
   return r;
 }

@@ -16,21 +16,26 @@ struct Tolerance {
   double atol = 0;
   double rtol = 0;
 };
-// Per dtype: float32 1e-4/1e-4 scaled by sqrt(K) for a K-long dot product; bf16 (one rounding of the output, 8 bits of
-// mantissa) 1e-2/1.6e-2.
+// Per dtype, for an output that sums K products (K = 1 for an elementwise op):
+//  - float32: atol 1e-5 * sqrt(K), rtol 1e-4. The K roundings of a float32 sum have random signs and add up about
+//    like sqrt(K) of them (01_matmul_add at size 4096: atol 6.4e-4, largest error on an H100 1.96e-4).
+//  - bf16: atol 1e-2, rtol 1.6e-2, whatever K: the output is rounded once to 8 bits of mantissa (2^-8 = 0.4%
+//    relative), far coarser than the float32 accumulation inside.
 Tolerance tolerance_for(DType dtype, int64_t reduction_length = 1);
 
 struct CompareResult {
   bool ok = true;
   int64_t checked = 0;
-  int64_t mismatches = 0;   // includes NaN/Inf
-  double max_abs_err = 0;   // over finite elements
-  std::string report;       // first few "index ref got" rows, or "all N values within ..."
+  int64_t mismatches = 0;  // includes NaN/Inf
+  double max_abs_err = 0;  // over finite elements
+  std::string report;      // the first few mismatches, one "<where> ref <value> got <value>" row each, or
+                           // "all N values within ..."
 };
 
-// `got` and `ref` must have the same length (else every element counts as a mismatch).
-CompareResult compare(const std::vector<float>& got, const std::vector<double>& ref, Tolerance tol,
-                      int max_rows = 5);
+// `got` and `ref` must have the same length (else every element counts as a mismatch). The report names element i of
+// a mismatch as `where(i)` ("[row, column]", say), or "index i" without it.
+CompareResult compare(const std::vector<float>& got, const std::vector<double>& ref, Tolerance tol, int max_rows = 5,
+                      const std::function<std::string(int64_t i)>& where = {});
 
 // For outputs too large to recompute on the CPU: `got` is [M, N] row-major; `ref_row(m, out)` writes the reference for
 // row m into out[0..N). All rows are checked when M <= max_rows, else max_rows of them (first, last, and evenly

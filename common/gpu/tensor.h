@@ -57,10 +57,11 @@ float round_to(DType dtype, float f);  // the float nearest to what `dtype` can 
 // contiguous and hold `numel` elements; otherwise a ladder::Error naming the op and the argument.
 void require_flat(DType dtype, const char* op, const char* arg, const Tensor& t, int64_t numel);
 
-// Kernels mark their pointers __restrict__ (no output byte is also an input byte), which lets the compiler reorder
-// loads and stores. An output that is exactly an input (in place: same start, same size) is fine, since each element is
-// read before the same thread writes it; one that overlaps an input only in part is not, and this throws a
-// ladder::Error naming the op and the argument, like PyTorch's assert_no_partial_overlap.
+// An output that is exactly an input (in place: same start, same size) is fine for the ladder's elementwise kernels:
+// each element is read only by the thread that then writes it, and their pointers are not __restrict__ (which would
+// promise the compiler that no output byte is also an input byte). One that overlaps an input only in part is not:
+// threads would read elements other threads write, in no set order. This throws a ladder::Error naming the op and the
+// argument for that, like PyTorch's assert_no_partial_overlap.
 void require_no_partial_overlap(const char* op, const char* arg, const Tensor& out, const Tensor& in);
 
 // A view over memory someone else owns.

@@ -261,16 +261,16 @@ int64_t open_range(const std::string& name, Cat cat) {
 }
 }  // namespace
 
-Range::Range(const std::string& name, Cat cat) : slot_(open_range(name, cat)), cat_(cat) {}
+Range::Range(const std::string& name, Cat cat) : external_id_(open_range(name, cat)), cat_(cat) {}
 
 void Range::record_inputs(std::vector<OpInput> inputs) {
-  if (Profiler::Impl* im = g_impl.load(); im && slot_ >= 0) im->set_inputs(slot_, std::move(inputs));
+  if (Profiler::Impl* im = g_impl.load(); im && external_id_ >= 0) im->set_inputs(external_id_, std::move(inputs));
 }
 
 Range::~Range() {
-  if (slot_ >= 0) {
+  if (external_id_ >= 0) {
     pop_external_id(stack_of(cat_));
-    if (Profiler::Impl* im = g_impl.load()) im->close_range(slot_, trace_clock_ns());
+    if (Profiler::Impl* im = g_impl.load()) im->close_range(external_id_, trace_clock_ns());
   }
   nvtxRangePop();
 }

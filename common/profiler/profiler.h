@@ -62,11 +62,13 @@ class Range {
   Range(const Range&) = delete;
   Range& operator=(const Range&) = delete;
 
-  bool recorded() const { return slot_ >= 0; }  // false while no profiler records: then the inputs are not needed
+  bool recorded() const { return external_id_ >= 0; }  // false while no profiler records: inputs are not needed then
   void record_inputs(std::vector<OpInput> inputs);
 
  private:
-  int64_t slot_ = -1;  // index of the recorded event, -1 when not recording
+  // The External id of this range's record in the trace (the id CUDA work launched inside it carries), -1 when no
+  // profiler records.
+  int64_t external_id_ = -1;
   Cat cat_;
 };
 

@@ -56,8 +56,18 @@ TEST(Compare, ReportListsAtMostMaxRows) {
   EXPECT_EQ(r.mismatches, 100);
   int rows = 0;
   for (size_t p = r.report.find("index"); p != std::string::npos; p = r.report.find("index", p + 1)) ++rows;
-  EXPECT_EQ(rows, 1 + 3);  // the header and three rows
+  EXPECT_EQ(rows, 3);
   EXPECT_THROW(require_match(r, "test"), Error);
+}
+
+// How check_output names an element of its sample: the report says where, not which index of the sample.
+TEST(Compare, ReportNamesElementsByWhere) {
+  const CompareResult r = compare({1.0f, 2.0f, 9.0f, 4.0f}, {1.0, 2.0, 3.0, 4.0}, {1e-3, 0}, 5, [](int64_t i) {
+    return "[row " + std::to_string(i / 2) + ", column " + std::to_string(i % 2) + "]";
+  });
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.report.find("[row 1, column 0]"), std::string::npos) << r.report;
+  EXPECT_EQ(r.report.find("index"), std::string::npos) << r.report;
 }
 
 TEST(CompareRows, ChecksASampleButEveryElementMustBeFinite) {
@@ -79,6 +89,16 @@ TEST(CompareRows, ChecksASampleButEveryElementMustBeFinite) {
 TEST(Tolerance, Bf16IsLooserThanFloat32) {
   EXPECT_GT(tolerance_for(DType::BF16).rtol, tolerance_for(DType::F32).rtol);
   EXPECT_GT(tolerance_for(DType::F32, 4096).atol, tolerance_for(DType::F32, 1).atol);
+}
+
+// The figures compare.h states, which the chapters print after "check:".
+TEST(Tolerance, IsWhatTheHeaderSays) {
+  EXPECT_DOUBLE_EQ(tolerance_for(DType::F32).atol, 1e-5);
+  EXPECT_DOUBLE_EQ(tolerance_for(DType::F32).rtol, 1e-4);
+  EXPECT_DOUBLE_EQ(tolerance_for(DType::F32, 4096).atol, 1e-5 * 64);  // sqrt(K)
+  EXPECT_DOUBLE_EQ(tolerance_for(DType::F32, 4096).rtol, 1e-4);
+  EXPECT_DOUBLE_EQ(tolerance_for(DType::BF16, 4096).atol, 1e-2);  // whatever K
+  EXPECT_DOUBLE_EQ(tolerance_for(DType::BF16, 4096).rtol, 1.6e-2);
 }
 
 TEST(SampleOutput, EveryElementWhenCheapElseABoundedSpreadIncludingTheEdges) {

@@ -1,6 +1,7 @@
 // What the GPU tests of the elementwise kernels share: skipping without a GPU (gpu/tests/require_gpu.h), the sizes
 // every variant is tried on, and an output buffer with poisoned guard elements after it, to catch a kernel that writes
-// past the end.
+// past the end. Everything here is inline (or a type, or constexpr): a chapter's tests are several gpu_*.cpp files
+// linked into one binary, and each includes this header (03_simple_mlp/tests has two).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -19,17 +20,17 @@ namespace ladder::testing {
 
 using bf16 = __nv_bfloat16;
 
-const std::vector<Shape> kShapes = {{1}, {7}, {8}, {9}, {1000003}, {8192, 3072}};
+inline const std::vector<Shape> kShapes = {{1}, {7}, {8}, {9}, {1000003}, {8192, 3072}};
 constexpr int64_t kGuard = 16;            // poisoned elements after each output: a kernel must leave them alone
 constexpr uint16_t kPoisonBits = 0xFFFF;  // what ladder::poison leaves in a bf16 (a NaN)
 
-int64_t numel_of(const Shape& shape) {
+inline int64_t numel_of(const Shape& shape) {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
   return n;
 }
 
-std::vector<uint16_t> bits_of(const void* data, int64_t n) {
+inline std::vector<uint16_t> bits_of(const void* data, int64_t n) {
   std::vector<uint16_t> bits(static_cast<size_t>(n));
   if (n > 0) CUDA_CHECK(cudaMemcpy(bits.data(), data, n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
   return bits;
