@@ -14,10 +14,16 @@
 #include <cstring>
 #include <exception>
 
-#include "trace/analysis.h"
-#include "trace/error.h"
+#include "base/error.h"
+#include "trace/diff.h"
+#include "trace/index.h"
+#include "trace/json_read.h"
+#include "trace/key_averages.h"
+#include "trace/ladder_ops_work.h"
+#include "trace/steps.h"
+#include "trace/text.h"
+#include "trace/timeline.h"
 #include "trace/trace.h"
-#include "trace/views.h"
 
 using namespace ladder;
 
@@ -81,6 +87,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    register_ladder_ops_work();  // diff shows the bytes our own ops (ladder::gelu_mul, ...) move
     const Trace t = load(file);
     if (*summary) {
       const TraceIndex index(t);

@@ -1,10 +1,6 @@
-// Reading a trace file, ours or one torch.profiler wrote, back into the event model (see trace.h).
-//
-// Why not json::parse: a DOM of a trace takes ~8x the file's size in memory and a nested value is freed and printed
-// recursively (75,000 nested brackets in a 150 KB file overflowed the stack). So this is a small streaming reader:
-// it walks the text once, builds each Event straight from its object (one event's fields in memory at a time), and
-// skips what it does not need without recursion. It still checks the whole text is JSON (RFC 8259, UTF-8), so a
-// broken file fails here, with the file name and the byte offset, and never half-way through a view.
+// Reading a trace file, ours or one torch.profiler wrote, back into the event model: the Kineto mapping (which
+// keys hold what, deviceProperties, the events and their args) on top of the streaming tokenizer (json_tokenizer.h),
+// which builds each Event straight from its object, one event's fields in memory at a time.
 //
 // Hostile values fail with one line that names the file, the event (index in traceEvents and name) and the field:
 // times that do not fit in int64 nanoseconds, a negative dur, ints out of range, tensor shapes whose size overflows.
@@ -23,83 +19,23 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "trace/error.h"
-#include "trace/trace.h"
+#include "base/error.h"
+#include "trace/json_read.h"
+#include "trace/json_tokenizer.h"
 
 namespace ladder {
 
 namespace {
 
+using json::Num;
+
 // |ts|, dur and the base time stay below 2^61 ns (73 years), so base + ts + dur never overflows int64 downstream.
 constexpr int64_t kMaxNs = int64_t{1} << 61;
-
-// ---- The text: a buffer that a file refills chunk by chunk, or all of a string_view at once ----------------------
-class Source {
- public:
-  explicit Source(std::string_view text) : start_(text.data()), p_(start_), end_(start_ + text.size()) {}
-  explicit Source(std::FILE* f) : file_(f), buf_(new char[kChunk]) { start_ = p_ = end_ = buf_.get(); }
-
-  // The next byte, or -1 at the end of the text.
-  int peek() { return p_ < end_ || refill() ? static_cast<unsigned char>(*p_) : -1; }
-  int next() {
-    const int c = peek();
-    if (c >= 0) {
-      ++p_;
-      if (raw_) raw_->push_back(static_cast<char>(c));
-    }
-    return c;
-  }
-  void drop() { ++p_; }  // steps over the byte peek() returned, without recording it
-  // Appends to `out` the bytes for which keep(byte) holds, up to the first that does not (the fast path of strings
-  // and numbers: one tight loop instead of a call per byte).
-  template <typename Keep>
-  void take_while(Keep keep, std::string& out) {
-    while (p_ < end_ || refill()) {
-      const char* q = p_;
-      while (q < end_ && keep(static_cast<unsigned char>(*q))) ++q;
-      out.append(p_, static_cast<size_t>(q - p_));
-      if (raw_) raw_->append(p_, static_cast<size_t>(q - p_));
-      const bool stopped = q < end_;
-      p_ = q;
-      if (stopped) return;
-    }
-  }
-  size_t offset() const { return consumed_ + static_cast<size_t>(p_ - start_); }
-  // While set, every byte taken is also appended here (whitespace between tokens is not): a metadata value's text.
-  void record(std::string* raw) { raw_ = raw; }
-
- private:
-  static constexpr size_t kChunk = 1 << 20;
-  bool refill() {
-    if (!file_) return false;
-    consumed_ += static_cast<size_t>(end_ - start_);
-    const size_t n = std::fread(buf_.get(), 1, kChunk, file_);
-    p_ = buf_.get();
-    end_ = p_ + n;
-    return n > 0;
-  }
-  const char* start_;
-  const char* p_;
-  const char* end_;
-  std::FILE* file_ = nullptr;
-  std::unique_ptr<char[]> buf_;
-  size_t consumed_ = 0;  // bytes of the file before the buffer
-  std::string* raw_ = nullptr;
-};
-
-// A scalar as the event model needs it: which kind of JSON value it was and, for a number, its value and its text
-// (the text goes into error messages: "ts" 1e+308 is out of range).
-struct Num {
-  enum Kind { None, Int, Float, String, Other } kind = None;
-  int64_t i = 0;
-  double d = 0;
-  std::string text;
-  bool is_number() const { return kind == Int || kind == Float; }
-};
 
 // What one event object holds, before it becomes an Event. Reused from event to event (its strings keep capacity).
 struct RawEvent {
@@ -144,9 +80,10 @@ bool known_phase(std::string_view ph) {
   return false;
 }
 
-class Reader {
+// A Kineto trace, read token by token into a Trace.
+class Reader : json::Tokenizer {
  public:
-  Reader(Source& in, const std::string& name) : in_(in), name_(name) {}
+  Reader(json::Source& in, const std::string& name) : Tokenizer(in, name) {}
 
   void reserve(size_t events) { trace_.events.reserve(events); }
 
@@ -168,330 +105,6 @@ class Reader {
   }
 
  private:
-  // ---- JSON tokens ----------------------------------------------------------------------------------------------
-  [[noreturn]] void fail_syntax(const std::string& what) {
-    const int c = in_.peek();
-    const std::string at = c < 0                   ? "the end"
-                           : c >= 0x20 && c < 0x7f ? fmt::format("'{}'", char(c))
-                                                   : fmt::format("byte 0x{:02x}", c);
-    throw TraceError(
-        fmt::format("trace {} is not valid JSON: {} at byte {} (found {})", name_, what, in_.offset(), at));
-  }
-  void ws() {
-    for (int c = in_.peek(); c == ' ' || c == '\n' || c == '\r' || c == '\t'; c = in_.peek()) in_.drop();
-  }
-  void expect(char ch, const char* what) {
-    ws();
-    if (in_.peek() != ch) fail_syntax(what);
-    in_.next();
-  }
-
-  // A string token into `out` (cleared first): escapes decoded, UTF-8 checked.
-  void string(std::string& out) {
-    out.clear();
-    if (in_.next() != '"') fail_syntax("expected a string");
-    for (;;) {
-      in_.take_while([](unsigned char b) { return b >= 0x20 && b != '"' && b != '\\' && b < 0x80; }, out);
-      int c = in_.peek();
-      if (c == '"') {
-        in_.next();
-        return;
-      }
-      if (c < 0x20) fail_syntax(c < 0 ? "unterminated string" : "control character in a string");
-      in_.next();
-      if (c == '\\') {
-        escape(out);
-      } else if (c < 0x80) {
-        out.push_back(static_cast<char>(c));
-      } else {
-        utf8_tail(c, out);
-      }
-    }
-  }
-  void escape(std::string& out) {
-    const int c = in_.next();
-    switch (c) {
-      case '"':
-        out.push_back('"');
-        return;
-      case '\\':
-        out.push_back('\\');
-        return;
-      case '/':
-        out.push_back('/');
-        return;
-      case 'b':
-        out.push_back('\b');
-        return;
-      case 'f':
-        out.push_back('\f');
-        return;
-      case 'n':
-        out.push_back('\n');
-        return;
-      case 'r':
-        out.push_back('\r');
-        return;
-      case 't':
-        out.push_back('\t');
-        return;
-      case 'u':
-        break;
-      default:
-        fail_syntax("invalid escape in a string");
-    }
-    uint32_t cp = hex4();
-    if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: a low one must follow
-      if (in_.next() != '\\' || in_.next() != 'u') fail_syntax("unpaired UTF-16 surrogate");
-      const uint32_t lo = hex4();
-      if (lo < 0xDC00 || lo > 0xDFFF) fail_syntax("unpaired UTF-16 surrogate");
-      cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-      fail_syntax("unpaired UTF-16 surrogate");
-    }
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-  uint32_t hex4() {
-    uint32_t v = 0;
-    for (int k = 0; k < 4; ++k) {
-      const int c = in_.next();
-      const int d = c >= '0' && c <= '9'   ? c - '0'
-                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                           : -1;
-      if (d < 0) fail_syntax("invalid \\u escape");
-      v = v * 16 + static_cast<uint32_t>(d);
-    }
-    return v;
-  }
-  // The continuation bytes of a UTF-8 sequence whose first byte `c` was taken (RFC 3629: no overlongs, no surrogates).
-  void utf8_tail(int c, std::string& out) {
-    int n;
-    int lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      n = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      n = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      fail_syntax("invalid UTF-8 in a string");
-    }
-    out.push_back(static_cast<char>(c));
-    for (int k = 0; k < n; ++k) {
-      const int b = in_.peek();
-      if (b < lo || b > hi) fail_syntax("invalid UTF-8 in a string");
-      out.push_back(static_cast<char>(in_.next()));
-      lo = 0x80, hi = 0xBF;
-    }
-  }
-
-  // A number token into n: Int when it has no fraction or exponent and fits int64. The bytes that can make up a
-  // number are taken first, then checked against JSON's grammar -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-  void number(Num& n) {
-    std::string& t = n.text;
-    t.clear();
-    in_.take_while(
-        [](unsigned char b) {
-          return (b >= '0' && b <= '9') || b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E';
-        },
-        t);
-    size_t i = 0;
-    auto digit = [&] { return i < t.size() && t[i] >= '0' && t[i] <= '9'; };
-    auto digits = [&] {
-      const size_t from = i;
-      while (digit()) ++i;
-      return i > from;
-    };
-    if (i < t.size() && t[i] == '-') ++i;
-    bool ok = i < t.size() && t[i] == '0' ? (++i, true) : digits();
-    bool integer = true;
-    if (ok && i < t.size() && t[i] == '.') ok = (++i, integer = false, digits());
-    if (ok && i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-      ++i, integer = false;
-      if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-      ok = digits();
-    }
-    if (!ok || i != t.size()) fail_syntax("invalid number \"" + t.substr(0, 40) + "\"");
-    const char* b = t.data();
-    const char* e = t.data() + t.size();
-    if (integer && std::from_chars(b, e, n.i).ec == std::errc()) {
-      n.kind = Num::Int;
-      n.d = static_cast<double>(n.i);
-      return;
-    }
-    n.kind = Num::Float;
-    // from_chars is exact (correctly rounded, like strtod) and locale-free; strtod only for the rare out-of-range
-    // literal, to get inf (1e999) or 0 (1e-999) the way a JSON parser does.
-    if (std::from_chars(b, e, n.d).ec != std::errc()) n.d = std::strtod(t.c_str(), nullptr);
-  }
-
-  void literal(const char* word) {
-    for (const char* w = word; *w; ++w) {
-      if (in_.peek() != *w) fail_syntax("invalid literal");
-      in_.next();
-    }
-  }
-
-  // Steps over one value of any shape. No recursion: the open brackets are a stack on the heap, so a value nested
-  // 100,000 deep costs 100 KB, not the call stack.
-  void skip() {
-    std::string stack;
-    for (;;) {
-      ws();
-      const int c = in_.peek();
-      if (c == '{' || c == '[') {
-        in_.next();
-        ws();
-        if (in_.peek() == (c == '{' ? '}' : ']')) {
-          in_.next();
-        } else {
-          stack.push_back(c == '{' ? '}' : ']');
-          if (c == '{') member_key();
-          continue;
-        }
-      } else {
-        scalar_skip();
-      }
-      for (;;) {  // after a value: close what ends here, then a ',' starts the next value
-        if (stack.empty()) return;
-        ws();
-        const int d = in_.peek();
-        if (d == stack.back()) {
-          in_.next();
-          stack.pop_back();
-        } else if (d == ',') {
-          in_.next();
-          if (stack.back() == '}') member_key();
-          break;
-        } else {
-          fail_syntax(stack.back() == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
-        }
-      }
-    }
-  }
-  void member_key() {
-    ws();
-    if (in_.peek() != '"') fail_syntax("expected a key string");
-    string(scratch_);
-    expect(':', "expected ':'");
-  }
-  void scalar_skip() {
-    switch (in_.peek()) {
-      case '"':
-        string(scratch_);
-        return;
-      case 't':
-        literal("true");
-        return;
-      case 'f':
-        literal("false");
-        return;
-      case 'n':
-        literal("null");
-        return;
-      default:
-        if (in_.peek() == '-' || (in_.peek() >= '0' && in_.peek() <= '9')) {
-          number(scratch_num_);
-          return;
-        }
-        fail_syntax("expected a value");
-    }
-  }
-  // A value read as a Num: numbers and strings keep their kind, anything else is skipped and becomes Other.
-  void scalar(Num& n) {
-    ws();
-    const int c = in_.peek();
-    if (c == '-' || (c >= '0' && c <= '9')) {
-      number(n);
-    } else if (c == '"') {
-      string(n.text);
-      n.kind = Num::String;
-    } else {
-      skip();
-      n.kind = Num::Other;
-    }
-  }
-  // A string value into `out`; false (and the value skipped) when it is not a string.
-  bool string_value(std::string& out) {
-    ws();
-    if (in_.peek() != '"') {
-      skip();
-      return false;
-    }
-    string(out);
-    return true;
-  }
-
-  // Calls member(key) for each member of an object; the member must consume its value. Returns false (value skipped)
-  // when the value is not an object.
-  template <typename F>
-  bool object(F&& member) {
-    ws();
-    if (in_.peek() != '{') {
-      skip();
-      return false;
-    }
-    in_.next();
-    ws();
-    if (in_.peek() == '}') {
-      in_.next();
-      return true;
-    }
-    std::string key;
-    for (;;) {
-      ws();
-      if (in_.peek() != '"') fail_syntax("expected a key string");
-      string(key);
-      expect(':', "expected ':'");
-      member(key);
-      ws();
-      const int c = in_.next();
-      if (c == '}') return true;
-      if (c != ',') fail_syntax("expected ',' or '}'");
-    }
-  }
-  // Calls item(index) for each element of an array (the item consumes it). False (value skipped) when not an array.
-  template <typename F>
-  bool array(F&& item) {
-    ws();
-    if (in_.peek() != '[') {
-      skip();
-      return false;
-    }
-    in_.next();
-    ws();
-    if (in_.peek() == ']') {
-      in_.next();
-      return true;
-    }
-    for (size_t i = 0;; ++i) {
-      item(i);
-      ws();
-      const int c = in_.next();
-      if (c == ']') return true;
-      if (c != ',') fail_syntax("expected ',' or ']'");
-    }
-  }
-
   // ---- The trace's layout ---------------------------------------------------------------------------------------
   void read_top_object() {
     object([&](std::string_view key) {
@@ -710,7 +323,7 @@ class Reader {
       if (!ids) return;
       if (r.has_name && std::string_view(r.name) == "process_name" && !r.args_name.empty())
         process_names_[r.pid.i] = r.args_name;
-      if (r.ts.is_number() && meta_ts_ < 0) meta_ts_ = us_to_ns(r.ts, "ts");
+      if (r.ts.is_number() && !meta_ts_) meta_ts_ = us_to_ns(r.ts, "ts");
       return;
     }
     if (ph != "X") {  // flows are derived from correlation ids, instants carry no duration
@@ -795,7 +408,8 @@ class Reader {
 
   Trace finish() {
     Trace& t = trace_;
-    for (Event& e : t.events) e.ts_ns += t.base_time_ns;
+    const int64_t base = t.base_time_ns.value_or(0);  // no "baseTimeNanoseconds": ts are absolute
+    for (Event& e : t.events) e.ts_ns += base;
     if (!skipped_.empty()) {
       int64_t total = 0;
       std::string reasons;
@@ -818,40 +432,36 @@ class Reader {
     }
     auto it = process_names_.find(t.pid);
     if (it != process_names_.end()) t.process_name = it->second;
-    int64_t lo = 0, hi = 0;
+    std::optional<int64_t> lo, hi;
     for (const Event& e : t.events) {
-      if (lo == 0 || e.ts_ns < lo) lo = e.ts_ns;
-      hi = std::max(hi, e.end_ns());
+      if (!lo || e.ts_ns < *lo) lo = e.ts_ns;
+      if (!hi || e.end_ns() > *hi) hi = e.end_ns();
     }
-    t.window_start_ns = meta_ts_ >= 0 ? t.base_time_ns + meta_ts_ : lo;
+    t.window_start_ns = meta_ts_ ? std::optional<int64_t>(base + *meta_ts_) : lo;
     t.window_end_ns = hi;
     return std::move(t);
   }
 
-  Source& in_;
-  const std::string& name_;
   Trace trace_;
   RawEvent raw_;
   size_t index_ = 0;  // of the event being read, in traceEvents
   bool saw_events_ = false;
   std::map<std::string, int64_t> skipped_;  // reason -> events
   std::map<int64_t, std::string> process_names_;
-  int64_t meta_ts_ = -1;
-  std::string scratch_;
-  Num scratch_num_;
+  std::optional<int64_t> meta_ts_;  // the first metadata event's ts: the capture window's start
 };
 
 }  // namespace
 
 Trace parse_trace(std::string_view text, const std::string& name) {
-  Source in(text);
+  json::Source in(text);
   return Reader(in, name).read();
 }
 
 Trace load_trace(const std::string& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw TraceError("cannot read trace " + path + ": " + std::strerror(errno));
-  Source in(f.get());
+  json::Source in(f.get());
   Reader reader(in, path);
   // An Event is ~250 bytes, a Kineto X event 300-500 bytes of JSON. Reserving one event per 128 bytes of file costs
   // address space only (pages never written are never resident) and spares the copy that doubling a vector of a

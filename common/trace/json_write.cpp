@@ -1,7 +1,7 @@
-// Reading and writing traces in the format PyTorch's profiler (Kineto) writes, so that one of our traces and one from
+// Writing traces in the format PyTorch's profiler (Kineto) writes, so that one of our traces and one from
 // torch.profiler open side by side in Perfetto and read back into the same `Trace`.
 //
-// Four details matter more than they look:
+// Five details matter more than they look:
 //  - Time. Viewers read `ts` as a double of microseconds. An absolute epoch time (~1.8e15 us) keeps only a quarter of
 //    a microsecond of precision, so Kineto writes times relative to `baseTimeNanoseconds` and prints integer
 //    nanoseconds as "us.nnn". Kineto's base is the time floored to 3 months, which leaves ts up to 7.9e12 us, where
@@ -10,7 +10,11 @@
 //    one. Our base is the first event's time floored to a whole second: ts stay below 1e10 us for any run shorter
 //    than 2.7 hours, where a double's step is 0.002 ns, so every reader gets every ns back.
 //  - Names. Demangled kernel names hold quotes and backslashes (`void k<"a\b">`); one unescaped quote makes the whole
-//    file unreadable, so every string goes through json_escape.
+//    file unreadable, so every string goes through put_escaped. Names also come from files and from users' ranges, in
+//    any encoding: JSON is UTF-8, and a strict reader (ours, Python's) refuses a file with one invalid byte, so
+//    every byte that does not belong to a valid UTF-8 sequence is written as U+FFFD, the replacement character.
+//  - Metadata. Trace::metadata values are JSON text written as they are; each is checked to be exactly one JSON
+//    value first, so a bad value fails with its key instead of corrupting the whole file.
 //  - Arrows. Perfetto draws a flow from the launch call to the kernel only if the "s" lies inside the launch slice on
 //    the same pid/tid and the "f" (with "bp":"e") sits at the kernel's start on the GPU lane.
 //  - Rows. Perfetto drops a slice that partly overlaps the one before it on its row, and a kernel replayed from a CUDA
@@ -27,13 +31,15 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
 
-#include "trace/error.h"
+#include "base/error.h"
+#include "trace/json_tokenizer.h"
+#include "trace/json_write.h"
 #include "trace/overlap.h"
-#include "trace/trace.h"
 
 namespace ladder {
 
@@ -41,10 +47,51 @@ namespace {
 
 using Out = fmt::memory_buffer;
 
-// JSON string escaping: quotes, backslashes and control characters. Bytes >= 0x80 (UTF-8) pass through unchanged.
+// The length of the valid UTF-8 sequence that starts at s[i] (RFC 3629: no overlong forms, no surrogates, nothing
+// past U+10FFFF; the same rules the reader checks), or 0 if the byte at i starts none.
+size_t utf8_length(const std::string& s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (s.size() - i < n) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const unsigned char b = static_cast<unsigned char>(s[i + k]);
+    if (b < lo || b > hi) return 0;
+    lo = 0x80, hi = 0xBF;
+  }
+  return n;
+}
+
+// A JSON string: quotes, backslashes and control characters escaped; valid UTF-8 sequences copied, and every other
+// byte >= 0x80 written as U+FFFD (so "caf" and a Latin-1 0xe9 is written "caf" and U+FFFD, and the file stays
+// readable).
 void put_escaped(Out& out, const std::string& s) {
   out.push_back('"');
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t n = utf8_length(s, i);
+      if (n == 0) {
+        out.append(std::string_view("\xEF\xBF\xBD"));  // U+FFFD
+      } else {
+        out.append(s.data() + i, s.data() + i + n);
+        i += n - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out.append(std::string_view("\\\""));
@@ -88,8 +135,10 @@ void put_us(Out& out, int64_t ns) {
 // A double that is always valid JSON (NaN and Inf are not): shortest round-trip form of the float value, which is
 // also how Kineto prints "blocks per SM" (0.969697).
 void put_float(Out& out, double v) {
-  if (!std::isfinite(v)) v = 0;
-  fmt::format_to(std::back_inserter(out), "{}", static_cast<float>(v));
+  // Checked after the cast: a finite double past float's range (1e300) becomes inf, which JSON cannot hold.
+  float f = static_cast<float>(v);
+  if (!std::isfinite(f)) f = 0;
+  fmt::format_to(std::back_inserter(out), "{}", f);
 }
 
 void put_int_list(Out& out, const std::vector<int64_t>& v) {
@@ -114,12 +163,12 @@ int64_t base_time_ns(int64_t t_ns) {
 
 // The time every metadata event is stamped with, and the base: the window start, or the first event.
 int64_t first_time_ns(const Trace& trace) {
-  if (trace.window_start_ns > 0) return trace.window_start_ns;
-  int64_t first = 0;
+  if (trace.window_start_ns) return *trace.window_start_ns;
+  std::optional<int64_t> first;
   for (const Event& e : trace.events) {
-    if (first == 0 || e.ts_ns < first) first = e.ts_ns;
+    if (!first || e.ts_ns < *first) first = e.ts_ns;
   }
-  return first;
+  return first.value_or(0);  // no event at all: the base time stamps nothing
 }
 
 
@@ -242,7 +291,7 @@ void put_meta(Out& out, const char* name, int64_t pid, int64_t tid, int64_t ts, 
 std::string write_json(const Trace& trace, const std::string& trace_name) {
   Out out;
   auto it = std::back_inserter(out);
-  const int64_t base = trace.base_time_ns != 0 ? trace.base_time_ns : base_time_ns(first_time_ns(trace));
+  const int64_t base = trace.base_time_ns ? *trace.base_time_ns : base_time_ns(first_time_ns(trace));
 
   // ---- top level, in Kineto's order ----
   out.append(std::string_view("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": ["));
@@ -260,8 +309,13 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
   }
   out.append(std::string_view(trace.devices.empty() ? "],\n" : "\n  ],\n"));
   for (const auto& [key, value] : trace.metadata) {
-    // Values are JSON text already; an empty one would break the file, so it becomes null.
-    fmt::format_to(it, "  {}: {},\n", escaped(key), value.empty() ? "null" : value);
+    // Values are JSON text already, written as they are: one that is not exactly one JSON value would corrupt the
+    // file (and every reader of it), so it fails here, naming its key.
+    if (!json::is_one_json_value(value)) {
+      throw TraceError(fmt::format("trace metadata {}: the value is not one JSON value ({} bytes: {}{})", escaped(key),
+                                   value.size(), escaped(value.substr(0, 40)), value.size() > 40 ? "..." : ""));
+    }
+    fmt::format_to(it, "  {}: {},\n", escaped(key), value);
   }
   fmt::format_to(it, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {},\n  \"traceEvents\": [\n", base);
 

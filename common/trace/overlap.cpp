@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <set>
 #include <tuple>
 
@@ -44,13 +46,40 @@ std::vector<Overlap> find_overlaps(const Trace& trace) {
 std::map<const Event*, int> overlap_rows(const Trace& trace) {
   std::map<const Event*, int> rows;
   for (const auto& [lane, v] : by_stream(trace)) {
+    // In start order, each activity takes the lowest row whose last slice has ended. The rows still busy sit in a
+    // min-heap by end time; those that ended by the activity's start move to a min-heap of free row numbers. Each
+    // activity is pushed and popped a bounded number of times: O(n log n), where scanning every row was O(n x rows).
     std::vector<int64_t> row_end;  // end of the last slice on each row
+    std::vector<char> is_free;     // row r is in `free` (a row ends twice at one time when a slice has no duration)
+    using Busy = std::pair<int64_t, int>;  // (end, row)
+    std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+    std::priority_queue<int, std::vector<int>, std::greater<>> free;
     for (const Event* e : v) {
-      size_t r = 0;
-      while (r < row_end.size() && row_end[r] > e->ts_ns) ++r;
-      if (r == row_end.size()) row_end.push_back(0);
-      row_end[r] = e->end_ns();
-      if (r > 0) rows[e] = static_cast<int>(r);
+      while (!busy.empty() && busy.top().first <= e->ts_ns) {
+        const auto [end, r] = busy.top();
+        busy.pop();
+        if (end == row_end[static_cast<size_t>(r)] && !is_free[static_cast<size_t>(r)]) {
+          free.push(r);
+          is_free[static_cast<size_t>(r)] = 1;
+        }  // else a stale entry: the row was taken again since
+      }
+      int r;
+      if (!free.empty()) {
+        r = free.top();
+        free.pop();
+        is_free[static_cast<size_t>(r)] = 0;
+        row_end[static_cast<size_t>(r)] = e->end_ns();
+      } else if (static_cast<int>(row_end.size()) < kMaxOverlapRows) {
+        r = static_cast<int>(row_end.size());
+        row_end.push_back(e->end_ns());
+        is_free.push_back(0);
+      } else {
+        // Every row is busy: the last one takes it and stays busy until the later of the two ends.
+        r = kMaxOverlapRows - 1;
+        row_end[static_cast<size_t>(r)] = std::max(row_end[static_cast<size_t>(r)], e->end_ns());
+      }
+      busy.push({row_end[static_cast<size_t>(r)], r});
+      if (r > 0) rows[e] = r;
     }
   }
   return rows;

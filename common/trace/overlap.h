@@ -33,8 +33,15 @@ struct Overlap {
 // work sits on an overlap row is measured the same way.
 std::vector<Overlap> find_overlaps(const Trace& trace);
 
+// At most this many rows per stream (its own and 15 overlap rows). A real trace needs two (a replayed kernel starts a
+// little before the previous one ends); thousands of activities running at once on one stream only come from broken
+// timestamps or a hostile file, and thousands of lanes would help no one.
+constexpr int kMaxOverlapRows = 16;
+
 // The row each GPU activity is drawn on: 0 (the stream's own) for all but the overlapping ones, which go to the
 // first row whose previous slice has ended, so that every row nests strictly. Activities not in the map are on row 0.
+// When all kMaxOverlapRows rows of a stream are busy, the activity goes on the last row (kMaxOverlapRows - 1), where
+// it overlaps a slice (a viewer may drop one of the two); its timestamps stay as they are. O(n log n).
 std::map<const Event*, int> overlap_rows(const Trace& trace);
 
 // The tid of row `row` of a stream: the stream itself for row 0, then stream + row * 1000000 ("stream 7" is tid 7,

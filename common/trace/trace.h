@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace ladder {
@@ -85,9 +85,11 @@ struct Trace {
   std::map<std::string, std::string> metadata;  // extra top-level keys, values as JSON text (e.g. "cupti_version": "130001")
   std::string process_name = "ladder";
   int64_t pid = 0;                // the CPU process
-  int64_t base_time_ns = 0;       // ts in the file are relative to this (ours: the first event's second; Kineto: 3 months)
-  int64_t window_start_ns = 0;    // the capture window (metadata events are stamped with its start)
-  int64_t window_end_ns = 0;
+  // Optional, not 0 for "unset": 0 is a valid time (a trace whose first event is at ts 0), so no value stands for it.
+  std::optional<int64_t> base_time_ns;     // ts in the file are relative to this (ours: the first event's second;
+                                           // Kineto: 3 months); unset: the writer picks one from the first event
+  std::optional<int64_t> window_start_ns;  // the capture window (metadata events are stamped with its start);
+  std::optional<int64_t> window_end_ns;    // unset: the events' span
   std::vector<Event> events;      // X events only; flows are derived from `correlation`, metadata from pid/tid
   std::string name;               // traceName
   // load_trace/parse_trace: unusable events skipped, per reason ("skipped 3 events of t.json: 2 without a numeric ts,
@@ -101,22 +103,5 @@ struct Trace {
 bool is_launch_call(const Event& e);
 // cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize (and their driver twins): the CPU waits for the GPU.
 bool is_sync_call(const Event& e);
-
-// ---- JSON (json.cpp) -------------------------------------------------------------------------------------------- -------------------------------------------------------------------------------------
-// Writes the Kineto/PyTorch trace format: top-level keys as Kineto orders them, ts/dur in microseconds printed from
-// integer nanoseconds as "us.nnn" relative to base_time_ns, names JSON-escaped, an ac2g flow pair ("s" on the launch
-// call, "f" with "bp":"e" on the kernel/memcpy/memset, numeric id = correlation) for every GPU activity whose launch
-// call is in the trace, process/thread metadata events ("CPU", "GPU 0", "stream 7 ").
-std::string trace_to_json(const Trace& trace);
-// Writes to `path` through a temporary file and a rename, so a crash never leaves half a JSON. Throws TraceError.
-void save_trace(const Trace& trace, const std::string& path);
-// Reads a trace file written by us or by torch.profiler (or any Chrome trace: an object with "traceEvents", or a bare
-// list of events) back into the model, streaming: memory is the events, not the text. Events with string pid/tid
-// (Kineto's bookkeeping lanes) and metadata events are skipped; unusable ones are counted into load_note. Throws
-// TraceError, one line naming the file (and the event and field), on bad JSON, out-of-range numbers, a negative dur,
-// or when no usable event is left.
-Trace load_trace(const std::string& path);
-// The same from text in memory; `name` stands for the file in messages.
-Trace parse_trace(std::string_view text, const std::string& name);
 
 }  // namespace ladder

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "profiler/builder.h"
-#include "trace/analysis.h"
 #include "trace/index.h"
+#include "trace/steps.h"
 
 namespace ladder {
 namespace {

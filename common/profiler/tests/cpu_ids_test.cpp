@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "profiler/builder.h"
-#include "trace/analysis.h"
+#include "trace/index.h"
 
 namespace ladder {
 namespace {
@@ -87,10 +87,12 @@ TEST(CorrelationIds, StartAtTheBaseStayUniqueAndStillJoinLaunchesToTheirWork) {
   t.pid = kPid;
   t.events = based.events;
   int joined = 0;
+  const TraceIndex index(t);
   for (const Event& e : t.events) {
     if (!is_gpu_activity(e.cat) || e.name == "orphan") continue;
     ASSERT_TRUE(launch_ids.count(e.correlation)) << e.name;
-    const Event* op = launching_op(t, e);
+    const int op_i = index.op_of(static_cast<int>(&e - t.events.data()));
+    const Event* op = op_i >= 0 ? &t.events[op_i] : nullptr;
     ASSERT_NE(op, nullptr) << e.name;
     EXPECT_EQ("k" + op->name.substr(2), e.cat == Cat::Kernel ? e.name : "k40");
     ++joined;

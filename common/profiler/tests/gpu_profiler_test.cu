@@ -15,9 +15,12 @@
 #include "gpu/tests/require_gpu.h"
 #include "profiler/profiler.h"
 #include "profiler/tests/tiny_kernels.h"
-#include "trace/analysis.h"
-#include "trace/trace.h"
+#include "trace/index.h"
+#include "trace/json_write.h"
+#include "trace/key_averages.h"
+#include "trace/steps.h"
 #include "trace/tests/trace_checker.h"
+#include "trace/trace.h"
 
 namespace ladder {
 namespace {
@@ -63,7 +66,8 @@ TEST(Profiler, OneKernelPerStepLinkedToItsOp) {
   ASSERT_EQ(kernels.size(), 3u);
   ASSERT_EQ(t.devices.size() > 0, true);
 
-  const auto stats = step_stats(t);
+  const TraceIndex index(t);
+  const auto stats = step_stats(index);
   ASSERT_EQ(stats.size(), 3u);
   for (int k = 0; k < 3; ++k) {
     SCOPED_TRACE("step " + std::to_string(k + 2));
@@ -77,7 +81,8 @@ TEST(Profiler, OneKernelPerStepLinkedToItsOp) {
     EXPECT_GT(kernel.gpu.blocks_per_sm, 0);
 
     // The kernel carries the External id of the op that launched it.
-    const Event* op = launching_op(t, kernel);
+    const int op_i = index.op_of(static_cast<int>(&kernel - t.events.data()));
+    const Event* op = op_i >= 0 ? &t.events[op_i] : nullptr;
     ASSERT_NE(op, nullptr);
     EXPECT_EQ(op->name, "tiny_scale");
     EXPECT_EQ(op->external_id, kernel.external_id);
@@ -164,11 +169,13 @@ TEST(Profiler, CublasKernelsKeepTheirLaunchAndOp) {
   CUDA_CHECK(cudaFree(c));
 
   int kernels = 0;
+  const TraceIndex index(t);
   for (const Event& kernel : t.events) {
     if (kernel.cat != Cat::Kernel) continue;
     ++kernels;
     SCOPED_TRACE(kernel.name);
-    const Event* op = launching_op(t, kernel);
+    const int op_i = index.op_of(static_cast<int>(&kernel - t.events.data()));
+    const Event* op = op_i >= 0 ? &t.events[op_i] : nullptr;
     ASSERT_NE(op, nullptr) << "kernel without its op";
     EXPECT_EQ(op->name, "aten::mm");
     const Event* launch = nullptr;

@@ -9,7 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "trace/error.h"
+#include "base/error.h"
+#include "trace/json_read.h"
+#include "trace/json_write.h"
 #include "trace/trace.h"
 
 namespace ladder {

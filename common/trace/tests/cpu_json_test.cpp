@@ -10,11 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "trace/error.h"
-#include "trace/analysis.h"
+#include "base/error.h"
+#include "trace/json_read.h"
+#include "trace/json_write.h"
 #include "trace/overlap.h"
-#include "trace/trace.h"
 #include "trace/tests/trace_checker.h"
+#include "trace/trace.h"
 
 namespace ladder {
 namespace {

@@ -21,10 +21,16 @@
 #include <string>
 #include <vector>
 
-#include "trace/analysis.h"
-#include "trace/error.h"
+#include "base/error.h"
+#include "trace/diff.h"
+#include "trace/index.h"
+#include "trace/json_read.h"
+#include "trace/key_averages.h"
+#include "trace/steps.h"
+#include "trace/text.h"
+#include "trace/timeline.h"
 #include "trace/trace.h"
-#include "trace/views.h"
+#include "trace/work.h"
 
 namespace ladder {
 namespace {
@@ -492,16 +498,24 @@ TEST(HostileViews, ManyStepsStayLinear) {
     }
     return t;
   };
+  // The best of three runs: a timing is only ever slowed down by the machine, never sped up.
   auto seconds = [](const Trace& t) {
-    const auto start = std::chrono::steady_clock::now();
-    const TraceIndex index(t);
-    const std::string out = summary_table(index) + regime_table(index) + diff_traces(t, t) + timeline(t, -1, 100);
-    EXPECT_FALSE(out.empty());
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double best = 1e9;
+    for (int run = 0; run < 3; ++run) {
+      const auto start = std::chrono::steady_clock::now();
+      const TraceIndex index(t);
+      const std::string out = summary_table(index) + regime_table(index) + diff_traces(t, t) + timeline(t, -1, 100);
+      EXPECT_FALSE(out.empty());
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return best;
   };
-  const Trace small = make(10000), big = make(40000);
+  // Ten times the steps: about ten times the time when every view is linear (n log n: ~12x), a hundred times when
+  // one is quadratic. The bound sits between, as a ratio alone: an absolute slack would let a quadratic view pass
+  // whenever the small case is fast.
+  const Trace small = make(4000), big = make(40000);
   const double a = seconds(small), b = seconds(big);
-  EXPECT_LT(b, 10 * a + 0.5) << a << " s for 10,000 steps, " << b << " s for 40,000";
+  EXPECT_LT(b, 30 * a) << a << " s for 4,000 steps, " << b << " s for 40,000";
 }
 
 }  // namespace

@@ -7,9 +7,12 @@
 #include <sstream>
 #include <string>
 
-#include "trace/analysis.h"
-#include "trace/trace.h"
+#include "trace/index.h"
+#include "trace/json_read.h"
+#include "trace/key_averages.h"
+#include "trace/steps.h"
 #include "trace/tests/trace_checker.h"
+#include "trace/trace.h"
 
 namespace ladder {
 namespace {
@@ -75,6 +78,7 @@ TEST(TorchTrace, LinearEagerLinksKernelToAddmm) {
   EXPECT_EQ(t.metadata.at("cupti_version"), "130001");
 
   int kernels = 0;
+  const TraceIndex index(t);
   for (const Event& e : t.events) {
     if (e.cat != Cat::Kernel) continue;
     ++kernels;
@@ -83,7 +87,8 @@ TEST(TorchTrace, LinearEagerLinksKernelToAddmm) {
     EXPECT_EQ(e.gpu.registers_per_thread, 168);
     EXPECT_EQ(e.gpu.grid[1], 64);
     EXPECT_EQ(e.gpu.block[0], 384);
-    const Event* op = launching_op(t, e);
+    const int op_i = index.op_of(static_cast<int>(&e - t.events.data()));
+    const Event* op = op_i >= 0 ? &t.events[op_i] : nullptr;
     ASSERT_NE(op, nullptr);
     EXPECT_EQ(op->name, "aten::addmm");
     EXPECT_EQ(op->external_id, e.external_id);
@@ -192,9 +197,11 @@ TEST(TorchTrace, SimpleMlpEager) {
   }
   // Kernel -> op links: the GEMMs come from aten::mm, the elementwise kernels from gelu and mul.
   int mm = 0, gelu = 0, mul = 0;
+  const TraceIndex index(t);
   for (const Event& e : t.events) {
     if (e.cat != Cat::Kernel) continue;
-    const Event* op = launching_op(t, e);
+    const int op_i = index.op_of(static_cast<int>(&e - t.events.data()));
+    const Event* op = op_i >= 0 ? &t.events[op_i] : nullptr;
     ASSERT_NE(op, nullptr) << e.name;
     mm += op->name == "aten::mm";
     gelu += op->name == "aten::gelu";
