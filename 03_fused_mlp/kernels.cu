@@ -5,21 +5,21 @@
 //
 // The kernel is memory-bound: per element it does a handful of float operations but moves 6 bytes (reads g and u,
 // writes y), where eager gelu + mul move 4 + 6 = 10. So "fast" means "moves bytes as fast as a device-to-device copy",
-// and everything below is about how the loads and stores are shaped, not about the arithmetic. bench/elementwise.cu
+// and everything below is about how the loads and stores are shaped, not about the arithmetic. bench/elementwise.cpp
 // times every variant against a copy.
 //
 // Numbers: each element is computed in float32 and rounded to bf16, like PyTorch's bf16 kernels (its "opmath" type
-// for bf16 is float). The GELU itself lives in common/gelu.cuh, shared with the eager chapter.
+// for bf16 is float). The GELU itself lives in common/gpu/gelu.cuh, shared with the eager chapter.
 #include <fmt/format.h>
 
 #include <cstdint>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "03_fused_mlp/kernels.cuh"
+#include "cuda/check.h"
 #include "gpu/elementwise.cuh"
 #include "gpu/gelu.cuh"
 #include "gpu/ops.h"
-#include "kernels.cuh"
+#include "gpu/stream.h"
 
 namespace ch03 {
 namespace {
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(kBlock)
 // The default, "vec", keeps one 16-byte vector of g and one of u in flight per thread: with 2048 threads per SM that
 // is 64 KiB of requests per SM, enough for Little's law, and each thread does so little that blocks retire quickly and
 // the last, partly filled wave is short. The arithmetic (~20 instructions per element, two of them on the
-// special-function unit, see common/gelu.cuh) hides under the memory time. On an H100, bench/elementwise.cu measured
+// special-function unit, see common/gpu/gelu.cuh) hides under the memory time. On an H100, bench/elementwise.cpp measured
 // it fastest of the variants below (2 or 4 vectors per thread, a persistent grid, streaming cache hints: each a little
 // slower), at 97.6% of a same-bytes device-to-device copy (bench/results/2026-11-21_h100/bench_elementwise.txt).
 
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Launchers. Each takes any n >= 0 and checks its launch; the grid arithmetic is in common/elementwise.cuh. The
+// Launchers. Each takes any n >= 0 and checks its launch; the grid arithmetic is in common/gpu/elementwise.cuh. The
 // ops launch on ladder::current_stream(): stream 0, as PyTorch's eager ops do, except while a graph captures a forward.
 
 void launch_gelu_mul_plain(const bf16* g, const bf16* u, bf16* out, int64_t n, cudaStream_t stream) {

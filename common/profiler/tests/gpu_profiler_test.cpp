@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "gpu/check.h"
-#include "gpu/tests/require_gpu.h"
+#include "cuda/check.h"
+#include "cuda/tests/require_gpu.h"
 #include "profiler/profiler.h"
 #include "profiler/tests/tiny_kernels.h"
 #include "trace/analysis.h"
-#include "trace/trace.h"
 #include "trace/tests/trace_checker.h"
+#include "trace/trace.h"
 
 namespace ladder {
 namespace {
