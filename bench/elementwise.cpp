@@ -27,13 +27,15 @@
 #include <string>
 #include <vector>
 
-#include "../01_matmul_add/kernels.cuh"
-#include "../03_fused_mlp/kernels.cuh"
-#include "../03_simple_mlp/kernels.cuh"
+#include "01_matmul_add/kernels.cuh"
+#include "03_fused_mlp/kernels.cuh"
+#include "03_simple_mlp/kernels.cuh"
 #include "chapter/chapter.h"
-#include "gpu/check.h"
 #include "chapter/cli.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "gpu/info.h"
+#include "gpu/memory.h"
+#include "gpu/values.h"
 
 namespace {
 
