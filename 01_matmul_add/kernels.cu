@@ -1,9 +1,9 @@
 #include <cuda_bf16.h>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "01_matmul_add/kernels.cuh"
+#include "cuda/check.h"
 #include "gpu/ops.h"
-#include "kernels.cuh"
+#include "gpu/stream.h"
 
 namespace ch01 {
 

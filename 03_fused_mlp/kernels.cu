@@ -5,7 +5,7 @@
 //
 // The kernel is memory-bound: per element it does a handful of float operations but moves 6 bytes (reads g and u,
 // writes y), where eager gelu + mul move 4 + 6 = 10. So "fast" means "moves bytes as fast as a device-to-device copy",
-// and everything below is about how the loads and stores are shaped, not about the arithmetic. bench/elementwise.cu
+// and everything below is about how the loads and stores are shaped, not about the arithmetic. bench/elementwise.cpp
 // times every variant against a copy.
 //
 // Numbers: each element is computed in float32 and rounded to bf16, like PyTorch's bf16 kernels (its "opmath" type
@@ -14,12 +14,12 @@
 
 #include <cstdint>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "03_fused_mlp/kernels.cuh"
+#include "cuda/check.h"
 #include "gpu/elementwise.cuh"
 #include "gpu/gelu.cuh"
 #include "gpu/ops.h"
-#include "kernels.cuh"
+#include "gpu/stream.h"
 
 namespace ch03 {
 namespace {
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kBlock) gelu_mul_plain_kernel(const bf16* g, c
 // The default, "vec", keeps one 16-byte vector of g and one of u in flight per thread: with 2048 threads per SM that
 // is 64 KiB of requests per SM, enough for Little's law, and each thread does so little that blocks retire quickly and
 // the last, partly filled wave is short. The arithmetic (~20 instructions per element, two of them on the
-// special-function unit, see common/gpu/gelu.cuh) hides under the memory time. On an H100, bench/elementwise.cu
+// special-function unit, see common/gpu/gelu.cuh) hides under the memory time. On an H100, bench/elementwise.cpp
 // measured it fastest of the variants below (2 or 4 vectors per thread, a persistent grid, streaming cache hints: each
 // a little slower), at 97.6% of a same-bytes device-to-device copy
 // (bench/results/2026-11-21_h100/bench_elementwise.txt).

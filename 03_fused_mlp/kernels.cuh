@@ -1,7 +1,7 @@
 // Chapter 03 (fused): the GeGLU MLP's elementwise part, y = gelu_tanh(g) * u, as one hand-written kernel.
 //
 // The kernel comes in named variants: a name, one line saying what it does, and a launcher. The chapter picks one
-// with --kernel NAME; the tests and bench/elementwise.cu iterate the whole list, so a variant you add to the list in
+// with --kernel NAME; the tests and bench/elementwise.cpp iterate the whole list, so a variant you add to the list in
 // kernels.cu is checked against the CPU reference and timed with no other change. The names are those of the eager
 // chapter's gelu and mul variants, so --kernel means the same in both chapters.
 #pragma once

@@ -5,7 +5,7 @@
 //
 // Both kernels are memory-bound: per element they do a handful of float operations but move 4 (gelu) or 6 (mul)
 // bytes. So "fast" means "moves bytes as fast as a device-to-device copy", and everything below is about how the
-// loads and stores are shaped, not about the arithmetic. bench/elementwise.cu times every variant against a copy.
+// loads and stores are shaped, not about the arithmetic. bench/elementwise.cpp times every variant against a copy.
 //
 // Numbers: each element is computed in float32 and rounded to bf16 once, like PyTorch's bf16 kernels (its "opmath"
 // type for bf16 is float). The GELU itself lives in common/gpu/gelu.cuh, shared with the fused chapter.
@@ -13,12 +13,12 @@
 
 #include <cstdint>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "03_simple_mlp/kernels.cuh"
+#include "cuda/check.h"
 #include "gpu/elementwise.cuh"
 #include "gpu/gelu.cuh"
 #include "gpu/ops.h"
-#include "kernels.cuh"
+#include "gpu/stream.h"
 
 namespace ch03 {
 namespace {
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kBlock) mul_plain_kernel(const bf16* a, const 
 // with 2048 threads per SM that is 32-64 KiB of requests per SM, enough for Little's law, and each thread does so
 // little that blocks retire quickly and the last, partly filled wave is short. gelu's arithmetic (~20 instructions per
 // element, two of them on the special-function unit, see common/gpu/gelu.cuh) hides under the memory time. On an H100,
-// bench/elementwise.cu measured gelu's "vec" at 99.5% and mul's at 98.2% of a same-bytes device-to-device copy
+// bench/elementwise.cpp measured gelu's "vec" at 99.5% and mul's at 98.2% of a same-bytes device-to-device copy
 // (bench/results/2026-11-21_h100/bench_elementwise.txt); the
 // other variants below (2 or 4 vectors per thread, a persistent grid, streaming cache hints) are within a few percent.
 

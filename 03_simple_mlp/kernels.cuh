@@ -1,7 +1,7 @@
 // Chapter 03 (eager): the two hand-written elementwise kernels of the GeGLU MLP, h = gelu_tanh(g) and y = h * u.
 //
 // Each kernel comes in named variants: a name, one line saying what it does, and a launcher. The chapter picks one
-// with --kernel NAME; the tests and bench/elementwise.cu iterate the whole list, so a variant you add to the list in
+// with --kernel NAME; the tests and bench/elementwise.cpp iterate the whole list, so a variant you add to the list in
 // kernels.cu is checked against the CPU reference and timed with no other change. gelu and mul have the same variant
 // names, so one --kernel option picks both.
 #pragma once

@@ -41,7 +41,7 @@
 //  - "fast" (~122-125 us, 1.03-1.09 x cuBLAS over the runs; 1.02 x in back-to-back use): overlap with the cheapest
 //    exact epilogue arithmetic: the GELU's two special-function instructions in their flush-to-zero forms and the
 //    final multiply as one bf16x2 instruction, both proven to give the very same bits on every possible input
-//    (tests/gpu_kernels_test.cu tries all 65536 GELU inputs; the dev harness tried all 2^32 bf16 products).
+//    (tests/gpu_kernels_test.cpp tries all 65536 GELU inputs; the dev harness tried all 2^32 bf16 products).
 // WHAT LIMITS. Nsight Compute: with the epilogue stripped the tensor pipe is ~84% busy; the real epilogue adds ~2100
 // (overlap) to ~2500 (coop) SM cycles per 128 x 128 tile, about the time its 2 special-function instructions per
 // output (MUFU.EX2 and MUFU.RCP, 16 per cycle per SM) need, whether or not wgmma run meanwhile. Our reading: those
@@ -63,10 +63,11 @@
 #include <string>
 #include <tuple>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "04_epilogue_mlp/kernels.cuh"
+#include "chapter/paths.h"
+#include "cuda/check.h"
 #include "gpu/ops.h"
-#include "kernels.cuh"
+#include "gpu/stream.h"
 
 namespace ch04 {
 namespace {
@@ -317,7 +318,7 @@ __device__ __forceinline__ void stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t
 // GELU, tanh approximation, in float32. This MUST stay equal to ladder::gelu_tanh_f32 in common/gpu/gelu.cuh, the
 // function chapter 03's gelu and gelu_mul kernels inline: same constants, same operations, every rounding pinned by
 // an intrinsic, so this chapter's outputs can match the earlier chapters' bit for bit. gelu.cuh explains the form
-// (x / (1 + exp(-2 * inner)) instead of 0.5 * x * (1 + tanh(inner))). tests/gpu_kernels_test.cu compares every variant
+// (x / (1 + exp(-2 * inner)) instead of 0.5 * x * (1 + tanh(inner))). tests/gpu_kernels_test.cpp compares every variant
 // with an eager path that calls the common/ function itself, on all 65536 possible inputs.
 constexpr float kGeluBeta = 0.7978845608028654f;  // sqrt(2 / pi)
 constexpr float kGeluKappa = 0.044715f;

@@ -4,55 +4,23 @@
 function(ladder_warnings target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --expt-relaxed-constexpr -lineinfo>)
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
 endfunction()
 
-# Host-side targets: the chapters' main.cu, the chapter room (options, report), the tools and the benchmarks' host code
-# run nothing hot, so in a Release build their C++ compiles at -O1 instead of -O3 (a chapter's main.cu: 5 s instead of
-# 9 s on a 2-core machine), and the tests' at -O0 (a test file: 8 s instead of 13 s). The hot host code (the ops, the
-# profiler, the trace library) and every kernel keep -O3. They also share a precompiled header of the heavy header-only
-# libraries (CLI11, fmt, GoogleTest, and nlohmann-json, with which the tests check the JSON our writer produces), built
-# with the same flags so that it matches. -DLADDER_PCH=OFF turns the precompiled headers off.
-set(ladder_host_side_cli $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O1>)
-set(ladder_host_side_test $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-O0>)
-option(LADDER_PCH "Precompile the heavy third-party headers once per build" ON)
-if(LADDER_PCH)
-  add_library(ladder_pch_cli STATIC ${PROJECT_SOURCE_DIR}/cmake/pch.cpp)
-  target_link_libraries(ladder_pch_cli PRIVATE CLI11::CLI11 fmt::fmt)
-  target_precompile_headers(ladder_pch_cli PRIVATE <CLI/CLI.hpp> <fmt/format.h>)
-  if(BUILD_TESTING)
-    add_library(ladder_pch_test STATIC ${PROJECT_SOURCE_DIR}/cmake/pch.cpp)
-    target_link_libraries(ladder_pch_test PRIVATE GTest::gtest fmt::fmt nlohmann_json::nlohmann_json)
-    target_precompile_headers(ladder_pch_test PRIVATE <gtest/gtest.h> <fmt/format.h> <nlohmann/json.hpp>)
-  endif()
-  foreach(which cli test)
-    if(TARGET ladder_pch_${which})
-      ladder_warnings(ladder_pch_${which})
-      target_compile_options(ladder_pch_${which} PRIVATE ${ladder_host_side_${which}})
-    endif()
-  endforeach()
-endif()
-
-# ladder_host_side(TARGET cli|test): -O1 (cli) or -O0 (test), and the matching shared precompiled header.
-function(ladder_host_side target which)
-  target_compile_options(${target} PRIVATE ${ladder_host_side_${which}})
-  if(LADDER_PCH AND TARGET ladder_pch_${which})
-    target_precompile_headers(${target} REUSE_FROM ladder_pch_${which})
-  endif()
+# Optimization: everything a reader runs or times (the chapters, ladder-trace, the benchmarks and every library they
+# link, kernels included) compiles at the build type's level, -O3 in Release (the default preset). Only the tests' own
+# files (GoogleTest binaries and the test-only tools) compile at LADDER_TEST_OPT, -O0 unless told otherwise: a test file
+# compiles in half the time (cpu_json_test.cpp: 11 s at -O0, 22 s at -O3 on a busy 2-core machine), and the code under
+# test is the libraries', at -O3.
+set(LADDER_TEST_OPT "-O0" CACHE STRING "optimization flag for the tests' own files (the libraries they test keep -O3)")
+function(ladder_test_optimization target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${LADDER_TEST_OPT}>)
 endfunction()
 
-# A .cu file that defines no kernel and launches none (a chapter's main, most GPU tests) is host code: g++ compiles it
-# once, where nvcc would run a host pass plus a device pass per GPU architecture for nothing.
-function(ladder_host_only_cu)
-  foreach(src ${ARGN})
-    if(src MATCHES "\\.cu$")
-      file(READ ${src} text)
-      if(NOT text MATCHES "__global__|__device__|<<<")
-        set_source_files_properties(${src} PROPERTIES LANGUAGE CXX)
-      endif()
-    endif()
-  endforeach()
-endfunction()
+# No precompiled headers: measured on a 2-core machine, building one for CLI11 and fmt (or GoogleTest, fmt and
+# nlohmann-json) and the empty file CMake compiles with it cost more than it saved in the files that use it, since most
+# of a CLI11 file's time at -O3 goes to code generation (its validators are objects defined in the header), not to
+# parsing.
 
 # A ctest that runs a chapter on the GPU: label `gpu`, and "skipped" on a machine without a GPU, where the chapter says
 # "no CUDA GPU was found". Its script (cmake/no_gpu.cmake) fails instead, without that phrase, under
@@ -68,24 +36,24 @@ function(ladder_test name)
     return()
   endif()
   cmake_parse_arguments(T "GPU" "" "SOURCES;LIBS" ${ARGN})
-  ladder_host_only_cu(${T_SOURCES})
   add_executable(${name} ${T_SOURCES})
   ladder_warnings(${name})
+  ladder_test_optimization(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
-  ladder_host_side(${name} test)
   target_compile_definitions(${name} PRIVATE LADDER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  # The test list is read when ctest runs (PRE_TEST), not by running each test binary at the end of the build.
   if(T_GPU)
-    gtest_discover_tests(${name} PROPERTIES LABELS gpu DISCOVERY_TIMEOUT 60)
+    gtest_discover_tests(${name} PROPERTIES LABELS gpu DISCOVERY_TIMEOUT 60 DISCOVERY_MODE PRE_TEST)
   else()
-    gtest_discover_tests(${name} PROPERTIES LABELS cpu DISCOVERY_TIMEOUT 60)
+    gtest_discover_tests(${name} PROPERTIES LABELS cpu DISCOVERY_TIMEOUT 60 DISCOVERY_MODE PRE_TEST)
   endif()
 endfunction()
 
-# ladder_library_tests(PREFIX DIR LIBS...): DIR/tests/cpu_*.cpp|cu become PREFIX_cpu_tests, DIR/tests/gpu_*.cpp|cu
-# PREFIX_gpu_tests (those only with CUDA).
+# ladder_library_tests(PREFIX DIR LIBS...): DIR/tests/cpu_*.cpp become PREFIX_cpu_tests, DIR/tests/gpu_*.cpp
+# PREFIX_gpu_tests (those only with CUDA). Test files are host code; a test's kernels live in a .cu of a library.
 function(ladder_library_tests prefix dir)
-  file(GLOB cpu_tests CONFIGURE_DEPENDS ${dir}/tests/cpu_*.cpp ${dir}/tests/cpu_*.cu)
-  file(GLOB gpu_tests CONFIGURE_DEPENDS ${dir}/tests/gpu_*.cpp ${dir}/tests/gpu_*.cu)
+  file(GLOB cpu_tests CONFIGURE_DEPENDS ${dir}/tests/cpu_*.cpp)
+  file(GLOB gpu_tests CONFIGURE_DEPENDS ${dir}/tests/gpu_*.cpp)
   if(cpu_tests)
     ladder_test(${prefix}_cpu_tests SOURCES ${cpu_tests} LIBS ${ARGN})
   endif()
@@ -94,29 +62,55 @@ function(ladder_library_tests prefix dir)
   endif()
 endfunction()
 
-# add_chapter(NAME): the chapter's folder holds main.cu, optionally kernels.cu (its hand-written kernels, built into a
-# library its tests and the benchmark link too) and tests/ (cpu_*.cpp|cu are CPU tests, gpu_*.cu are GPU tests).
+# add_chapter(NAME [KERNELS SOURCES...] [GENCODE CODE] [TEST_LIBS LIBS...]), called from the chapter's own
+# CMakeLists.txt: the executable NAME from main.cpp (host code), placed in the build folder's top (build/NAME);
+# KERNELS: the chapter's hand-written kernels (.cu), built into the library NAME_kernels, which the chapter, its tests
+# and the benchmarks link; GENCODE: compile those kernels for this one target only (e.g. arch=compute_90a,code=sm_90a)
+# instead of CMAKE_CUDA_ARCHITECTURES; tests/: cpu_*.cpp and gpu_*.cpp become NAME_cpu_tests and NAME_gpu_tests, linked
+# with TEST_LIBS too, and tests/cli.cmake (if any) adds the ctests that run the chapter (as ${CHAPTER_EXE}).
+# Headers are included by folder from the repository root: "03_fused_mlp/kernels.cuh".
 function(add_chapter name)
-  set(dir ${CMAKE_CURRENT_SOURCE_DIR}/${name})
+  cmake_parse_arguments(C "" "GENCODE" "KERNELS;TEST_LIBS" ${ARGN})
+  set(dir ${CMAKE_CURRENT_SOURCE_DIR})
   set(libs ladder_chapter)
-  if(EXISTS ${dir}/kernels.cu)
-    add_library(${name}_kernels STATIC ${dir}/kernels.cu)
+  if(C_KERNELS)
+    add_library(${name}_kernels STATIC ${C_KERNELS})
     ladder_warnings(${name}_kernels)
-    target_include_directories(${name}_kernels PUBLIC ${dir})
+    target_include_directories(${name}_kernels PUBLIC ${PROJECT_SOURCE_DIR})
     target_link_libraries(${name}_kernels PUBLIC ladder_gpu)
+    if(C_GENCODE)
+      set_target_properties(${name}_kernels PROPERTIES CUDA_ARCHITECTURES OFF)
+      target_compile_options(${name}_kernels PRIVATE "SHELL:-gencode ${C_GENCODE}")
+    endif()
     list(APPEND libs ${name}_kernels)
   endif()
-  ladder_host_only_cu(${dir}/main.cu)
-  add_executable(${name} ${dir}/main.cu)
+  add_executable(${name} ${dir}/main.cpp)
   ladder_warnings(${name})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
   target_link_libraries(${name} PRIVATE ${libs})
-  ladder_host_side(${name} cli)
   install(TARGETS ${name} RUNTIME DESTINATION bin)
 
-  ladder_library_tests(${name} ${dir} ${libs})
+  ladder_library_tests(${name} ${dir} ${libs} ${C_TEST_LIBS})
   if(BUILD_TESTING AND EXISTS ${dir}/tests/cli.cmake)
     set(CHAPTER_EXE $<TARGET_FILE:${name}>)
     include(${dir}/tests/cli.cmake)
+  endif()
+endfunction()
+
+# ladder_same_output(TEST_NAME A B ARGS... [SKIP REGEX]): a `gpu` ctest that runs the chapters A and B with the same
+# arguments and checks they print the same output checksum (cmake/same_output.cmake). SKIP: the skip regex, if it is
+# not the plain no-GPU one.
+function(ladder_same_output test_name a b)
+  if(NOT BUILD_TESTING)
+    return()
+  endif()
+  cmake_parse_arguments(S "" "SKIP" "ARGS" ${ARGN})
+  add_test(NAME ${test_name}
+           COMMAND ${CMAKE_COMMAND} "-DCMD_A=$<TARGET_FILE:${a}>;${S_ARGS}" "-DCMD_B=$<TARGET_FILE:${b}>;${S_ARGS}"
+                   -P ${PROJECT_SOURCE_DIR}/cmake/same_output.cmake)
+  ladder_gpu_test_properties(${test_name})
+  if(S_SKIP)
+    set_tests_properties(${test_name} PROPERTIES SKIP_REGULAR_EXPRESSION "${S_SKIP}")
   endif()
 endfunction()
 

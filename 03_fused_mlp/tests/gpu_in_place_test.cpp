@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "../kernels.cuh"
+#include "03_fused_mlp/kernels.cuh"
 #include "chapter/compare.h"
 #include "chapter/reference.h"
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
+#include "gpu/values.h"
 #include "gpu/tests/kernel_test_util.h"
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "../kernels.cuh"
+#include "04_epilogue_mlp/kernels.cuh"
 
 namespace {
 

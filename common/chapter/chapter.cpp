@@ -11,8 +11,12 @@
 #include <map>
 
 #include "chapter/gpu_timer.h"
-#include "gpu/check.h"
+#include "chapter/paths.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
 #include "gpu/ops.h"
+#include "gpu/stream.h"
+#include "gpu/values.h"
 #include "profiler/profiler.h"
 #include "trace/index.h"
 #include "trace/json_write.h"
@@ -41,7 +45,12 @@ int run_main(const std::function<int()>& body) {
 }
 
 GpuInfo start_on_gpu() {
-  GpuInfo g = require_gpu();
+  GpuInfo g;
+  try {
+    g = require_gpu();
+  } catch (const NoGpuError& e) {
+    throw Error(no_gpu_message(e.what()), e.exit_code);  // the gpu room's reason, and where our traces are
+  }
   fmt::print("GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB)\n", g.id, g.name, g.major, g.minor, g.sms,
              g.total_mem / 1073741824.0);
   return g;

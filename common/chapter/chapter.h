@@ -1,5 +1,5 @@
 // What every chapter's main does around its forward: run guarded, find the GPU, check against the CPU, profile, write
-// the trace, print what a reader needs. Keeping it here keeps each main.cu short enough to read beside the blog.
+// the trace, print what a reader needs. Keeping it here keeps each main.cpp short enough to read beside the blog.
 #pragma once
 
 #include <functional>
@@ -8,7 +8,7 @@
 
 #include "chapter/cli.h"
 #include "chapter/compare.h"
-#include "gpu/device.h"
+#include "gpu/info.h"
 #include "trace/trace.h"
 
 namespace ladder {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "gpu/check.h"
+#include "base/error.h"
 
 namespace ladder {
 

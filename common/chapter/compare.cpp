@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpu/check.h"
+#include "base/error.h"
 
 namespace ladder {
 

@@ -7,8 +7,9 @@
 #include <memory>
 #include <type_traits>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
+#include "gpu/stream.h"
 
 namespace ladder {
 

@@ -3,14 +3,14 @@
 //
 // A tensor streamed once through a kernel is never read again, so caching it only pushes out lines something else
 // could use. The .cs ("cache streaming") forms, __ldcs and __stcs, mark the lines evict-first. Whether that helps on
-// a given GPU is a question for bench/elementwise.cu, which times both forms of each kernel.
+// a given GPU is a question for bench/elementwise.cpp, which times both forms of each kernel.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "gpu/check.h"
+#include "cuda/check.h"
 
 namespace ladder {
 

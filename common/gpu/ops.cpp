@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "gpu/stream.h"
 #include "profiler/profiler.h"
 
 namespace ladder {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "gpu/check.h"
+#include "base/error.h"
 
 namespace ladder {
 

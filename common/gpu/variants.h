@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/check.h"
+#include "base/error.h"
 
 namespace ladder {
 

@@ -13,7 +13,7 @@
 #include <map>
 #include <mutex>
 
-#include "gpu/check.h"
+#include "cuda/check.h"
 
 namespace ladder {
 

@@ -22,7 +22,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "gpu/check.h"
+#include "cuda/check.h"
 #include "profiler/builder.h"
 #include "profiler/collector.h"
 

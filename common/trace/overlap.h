@@ -3,8 +3,8 @@
 //  - timestamps. Replayed from a CUDA graph, 03_fused_mlp's kernels overlap in CUPTI's timestamps on an H100: in two
 //    runs of 20 replays, 26 and 24 of 120 GPU activities start 31 to 256 ns before the previous kernel ends, by
 //    multiples of 32 ns give or take 1. Yet the graph orders them:
-//    tools/consumers/graph_pdl_probe found only default (full) dependency edges between its nodes and no
-//    programmatic launch, and the same forward launched eagerly overlaps nowhere.
+//    the captured graph has only default (full) dependency edges and no programmatic launch, and the same forward
+//    launched eagerly overlaps nowhere (traces/README.md, "Why kernels overlap in a graph replay").
 //  - programmatic dependent launch (PDL): a kernel launched with cudaLaunchAttributeProgrammaticStreamSerialization
 //    (or reached by a cudaGraphDependencyTypeProgrammatic edge) may really start before the previous one ends.
 //

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gpu/check.h"
+#include "base/error.h"
 #include "chapter/cli.h"
 
 using namespace ladder;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "gpu/check.h"
+#include "base/error.h"
 #include "chapter/compare.h"
 #include "gpu/tensor.h"
 

@@ -9,8 +9,9 @@
 
 #include "base/error.h"
 #include "chapter/chapter.h"
-#include "gpu/device.h"
-#include "gpu/tests/require_gpu.h"
+#include "gpu/info.h"
+#include "gpu/memory.h"
+#include "cuda/tests/require_gpu.h"
 
 namespace {
 

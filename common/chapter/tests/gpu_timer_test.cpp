@@ -5,9 +5,11 @@
 
 #include "base/error.h"
 #include "chapter/gpu_timer.h"
-#include "gpu/check.h"
-#include "gpu/device.h"
-#include "gpu/tests/require_gpu.h"
+#include "cuda/check.h"
+#include "gpu/info.h"
+#include "gpu/memory.h"
+#include "gpu/stream.h"
+#include "cuda/tests/require_gpu.h"
 
 namespace {
 

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <string>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "base/error.h"
 #include "gpu/ops.h"
 #include "gpu/tensor.h"
+#include "gpu/values.h"
 
 using namespace ladder;
 

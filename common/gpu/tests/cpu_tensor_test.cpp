@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "gpu/check.h"
+#include "base/error.h"
 #include "gpu/ops.h"
 #include "gpu/tensor.h"
 

@@ -1,4 +1,4 @@
-// What the GPU tests of the elementwise kernels share: skipping without a GPU (gpu/tests/require_gpu.h), the sizes
+// What the GPU tests of the elementwise kernels share: skipping without a GPU (cuda/tests/require_gpu.h), the sizes
 // every variant is tried on, and an output buffer with poisoned guard elements after it, to catch a kernel that writes
 // past the end. Everything here is inline (or a type, or constexpr): a chapter's tests are several gpu_*.cpp files
 // linked into one binary, and each includes this header (03_simple_mlp/tests has two).
@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "cuda/tests/require_gpu.h"  // SKIP_WITHOUT_GPU
+#include "gpu/memory.h"
 #include "gpu/tensor.h"
-#include "gpu/tests/require_gpu.h"  // SKIP_WITHOUT_GPU
 
 namespace ladder::testing {
 

@@ -1,6 +1,6 @@
 // The one kernel the profiler's GPU test launches, in a file of its own: the test itself is host code (g++ compiles
 // it), only this file goes through nvcc.
-#include "tiny_kernels.h"
+#include "profiler/tests/tiny_kernels.h"
 
 namespace ladder::test_kernels {
 

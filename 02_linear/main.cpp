@@ -14,9 +14,11 @@
 #include <cmath>
 
 #include "chapter/chapter.h"
-#include "gpu/ops.h"
-#include "profiler/profiler.h"
 #include "chapter/reference.h"
+#include "gpu/memory.h"
+#include "gpu/ops.h"
+#include "gpu/values.h"
+#include "profiler/profiler.h"
 
 using namespace ladder;
 

@@ -28,14 +28,16 @@
 #include <string>
 #include <vector>
 
-#include "../01_matmul_add/kernels.cuh"
-#include "../03_fused_mlp/kernels.cuh"
-#include "../03_simple_mlp/kernels.cuh"
+#include "01_matmul_add/kernels.cuh"
+#include "03_fused_mlp/kernels.cuh"
+#include "03_simple_mlp/kernels.cuh"
 #include "chapter/chapter.h"
-#include "gpu/check.h"
 #include "chapter/cli.h"
 #include "chapter/gpu_timer.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "gpu/info.h"
+#include "gpu/memory.h"
+#include "gpu/values.h"
 
 namespace {
 

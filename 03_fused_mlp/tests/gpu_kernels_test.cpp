@@ -17,13 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "../../03_simple_mlp/kernels.cuh"  // the eager gelu and mul, for the bit-identity test
-#include "../kernels.cuh"
-#include "gpu/check.h"
+#include "03_fused_mlp/kernels.cuh"
+#include "03_simple_mlp/kernels.cuh"  // the eager gelu and mul, for the bit-identity test
 #include "chapter/compare.h"
-#include "gpu/device.h"
 #include "chapter/reference.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
 #include "gpu/tests/kernel_test_util.h"
+#include "gpu/values.h"
 
 namespace {
 

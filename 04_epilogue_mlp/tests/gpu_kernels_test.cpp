@@ -24,14 +24,15 @@
 #include <utility>
 #include <vector>
 
-#include "../../03_fused_mlp/kernels.cuh"  // chapter 03's gelu_mul, for the bit-identity tests
-#include "../kernels.cuh"
+#include "03_fused_mlp/kernels.cuh"  // chapter 03's gelu_mul, for the bit-identity tests
+#include "04_epilogue_mlp/kernels.cuh"
 #include "chapter/compare.h"
 #include "chapter/reference.h"
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
 #include "gpu/ops.h"
 #include "gpu/tests/kernel_test_util.h"
+#include "gpu/values.h"
 
 namespace {
 

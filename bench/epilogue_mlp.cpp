@@ -27,14 +27,16 @@
 #include <string>
 #include <vector>
 
-#include "../03_fused_mlp/kernels.cuh"
-#include "../04_epilogue_mlp/kernels.cuh"
+#include "03_fused_mlp/kernels.cuh"
+#include "04_epilogue_mlp/kernels.cuh"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
 #include "chapter/gpu_timer.h"
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "gpu/info.h"
+#include "gpu/memory.h"
 #include "gpu/ops.h"
+#include "gpu/values.h"
 
 namespace {
 

@@ -17,10 +17,12 @@
 #include <cmath>
 #include <tuple>
 
+#include "04_epilogue_mlp/kernels.cuh"
 #include "chapter/chapter.h"
 #include "chapter/reference.h"
+#include "gpu/memory.h"
 #include "gpu/ops.h"
-#include "kernels.cuh"
+#include "gpu/values.h"
 #include "profiler/profiler.h"
 
 using namespace ladder;

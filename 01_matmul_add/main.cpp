@@ -12,11 +12,14 @@
 // Trace: traces/01_matmul_add_size64.json
 #include <fmt/format.h>
 
+#include "01_matmul_add/kernels.cuh"
 #include "chapter/chapter.h"
-#include "kernels.cuh"
-#include "gpu/ops.h"
-#include "profiler/profiler.h"
 #include "chapter/reference.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
+#include "gpu/ops.h"
+#include "gpu/values.h"
+#include "profiler/profiler.h"
 
 using namespace ladder;
 

@@ -1,18 +1,18 @@
 // Every op against the float64 CPU reference, on fresh random inputs, for several shapes, odd ones included.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include <cuda_runtime_api.h>
-
 #include <cmath>
-
 #include <tuple>
 
-#include "gpu/check.h"
 #include "chapter/compare.h"
-#include "gpu/device.h"
-#include "gpu/ops.h"
 #include "chapter/reference.h"
-#include "gpu/tests/require_gpu.h"
+#include "cuda/check.h"
+#include "cuda/tests/require_gpu.h"
+#include "gpu/memory.h"
+#include "gpu/ops.h"
+#include "gpu/stream.h"
+#include "gpu/values.h"
 
 using namespace ladder;
 

@@ -1,6 +1,6 @@
 // Checks for every library call the ladder makes. Each macro turns a failed call into a ladder::Error whose message
 // names the expression, the file and the line, e.g.
-//   CUDA error: out of memory (cudaErrorMemoryAllocation) in `cudaMalloc(&p, bytes)` at common/tensor.cpp:42
+//   CUDA error: out of memory (cudaErrorMemoryAllocation) in `cudaMalloc(&p, bytes)` at common/gpu/memory.cpp:42
 // A chapter's main catches it and prints that one line (see run_main in chapter.h).
 #pragma once
 
@@ -9,6 +9,9 @@
 #include "base/error.h"
 
 namespace ladder {
+
+// The part of a source path a reader recognises: "/home/me/ladder/04_epilogue_mlp/kernels.cu" -> "04_epilogue_mlp/...".
+const char* short_path(const char* file);
 
 [[noreturn]] void throw_check(const char* lib, const std::string& message, const char* expr, const char* file, int line);
 

@@ -1,13 +1,15 @@
-// The few kernels the ladder's own plumbing needs: random inputs made on the GPU, and the two looks at an output a
-// check needs without copying all of it to the host (are all elements finite; the values at a few indices).
+// gpu/values.h: random inputs made on the GPU (one kernel) or recomputed on the CPU, and the looks at an output a check
+// needs without copying all of it to the host (its checksum; are all elements finite; the values at a few indices).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <string>
 
-#include "gpu/check.h"
-#include "gpu/device.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
 #include "gpu/random.h"
+#include "gpu/values.h"
 
 namespace ladder {
 namespace {
@@ -61,6 +63,16 @@ std::shared_ptr<void> scratch(size_t bytes) {
 
 }  // namespace
 
+float random_value(uint64_t seed, int64_t i, DType dtype, float lo, float hi) {
+  return round_to(dtype, uniform_at(seed, static_cast<uint64_t>(i), lo, hi));
+}
+
+std::vector<float> random_values(int64_t n, uint64_t seed, DType dtype, float lo, float hi) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = random_value(seed, i, dtype, lo, hi);
+  return v;
+}
+
 Tensor random_tensor(const Shape& shape, uint64_t seed, DType dtype, float lo, float hi) {
   Tensor t = empty(shape, dtype);
   const int64_t n = t.numel();
@@ -68,6 +80,15 @@ Tensor random_tensor(const Shape& shape, uint64_t seed, DType dtype, float lo, f
   fill_uniform<<<grid_for(n), kThreads>>>(t.data, n, dtype == DType::BF16, seed, lo, hi);
   CUDA_CHECK_LAUNCH();
   return t;
+}
+
+uint64_t checksum(const Tensor& t) {
+  if (!t.is_contiguous()) throw Error("checksum: expects a contiguous tensor");
+  std::vector<unsigned char> bytes(t.nbytes());
+  CUDA_CHECK(cudaMemcpy(bytes.data(), t.data, bytes.size(), cudaMemcpyDeviceToHost));
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
 }
 
 NonFinite count_nonfinite(const Tensor& t) {

@@ -20,13 +20,14 @@
 #include <string>
 #include <vector>
 
-#include "../kernels.cuh"
-#include "gpu/check.h"
+#include "03_simple_mlp/kernels.cuh"
 #include "chapter/compare.h"
-#include "gpu/device.h"
-#include "gpu/ops.h"
 #include "chapter/reference.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
+#include "gpu/ops.h"
 #include "gpu/tests/kernel_test_util.h"
+#include "gpu/values.h"
 
 namespace {
 
@@ -177,7 +178,7 @@ double gelu_exact(double x) {
 
 // bf16 has only 65536 values, so gelu can be checked on every finite one. Beyond the tolerance, the result must be
 // within one bf16 step (ulp) of the correctly rounded true value wherever that value is not vanishingly small: the
-// float32 formula in common/gelu.cuh is accurate to a few float ulps, far below bf16's resolution.
+// float32 formula in common/gpu/gelu.cuh is accurate to a few float ulps, far below bf16's resolution.
 TEST(EagerKernels, GeluOnEveryFiniteBf16Value) {
   SKIP_WITHOUT_GPU();
   std::vector<float> x;

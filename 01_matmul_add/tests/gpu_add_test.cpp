@@ -1,10 +1,12 @@
 // The add kernel on its own, every variant: odd sizes, one row, one column, both dtypes.
 #include <gtest/gtest.h>
 
+#include "01_matmul_add/kernels.cuh"
 #include "chapter/compare.h"
-#include "gpu/device.h"
-#include "gpu/tests/require_gpu.h"
-#include "kernels.cuh"
+#include "cuda/check.h"
+#include "cuda/tests/require_gpu.h"
+#include "gpu/memory.h"
+#include "gpu/values.h"
 
 using namespace ladder;
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/check.h"
-#include "gpu/tests/require_gpu.h"
+#include "cuda/check.h"
+#include "cuda/tests/require_gpu.h"
 #include "profiler/profiler.h"
 #include "profiler/tests/tiny_kernels.h"
 #include "trace/index.h"

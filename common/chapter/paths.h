@@ -1,0 +1,17 @@
+// Where the repository's own files are, for what a chapter prints: the committed reference traces.
+#pragma once
+
+#include <string>
+
+namespace ladder {
+
+// Where the committed reference traces are, as a path that works from the current folder: absolute ("<source
+// tree>/traces/reference/h100/") when the source tree the binary was built from is still there, else a phrase naming
+// that folder.
+std::string reference_traces_dir();
+
+// What a chapter says when there is no GPU: the reason, then where our H100 traces are, e.g. "no CUDA GPU was found.
+// The traces we recorded on an H100, with what each chapter printed, are in /src/ladder/traces/reference/h100/".
+std::string no_gpu_message(const std::string& reason);
+
+}  // namespace ladder

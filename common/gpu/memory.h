@@ -1,0 +1,27 @@
+// Device memory: allocating a tensor (with a clear error when it does not fit), poisoning it, and copies between host
+// and device.
+#pragma once
+
+#include <vector>
+
+#include "gpu/tensor.h"
+
+namespace ladder {
+
+// Allocates an uninitialized contiguous tensor on the current GPU. A shape that does not fit in the GPU's free memory
+// throws a ladder::Error that says how much was asked for and how much is free (never a crash).
+Tensor empty(const Shape& shape, DType dtype);
+
+// Checks up front that tensors of these shapes fit in the GPU's free memory together, before any host data is made
+// for them; throws the same clear error as empty() otherwise.
+void require_fits(const std::vector<Shape>& shapes, DType dtype);
+
+// Fill a tensor's bytes with 0xFF: NaN in both float32 and bf16, so an element a kernel forgot to write fails the
+// check.
+void poison(const Tensor& t);
+
+// Host values are float: every bf16 value is exactly a float, so nothing is lost on the way back.
+Tensor to_device(const std::vector<float>& values, const Shape& shape, DType dtype);
+std::vector<float> to_host(const Tensor& t);  // contiguous tensors only
+
+}  // namespace ladder
