@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "03_fused_mlp/kernels.cuh"
+#include "03_fused_mlp/work.h"
 #include "chapter/chapter.h"
 #include "chapter/reference.h"
 #include "gpu/memory.h"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
+    ch03::register_gelu_mul_work();  // the report prints ladder::gelu_mul's work (work.cpp)
     ch03::find_gelu_mul_variant(kernel);  // a bad --kernel is a usage error, before any GPU work
     const GpuInfo gpu = start_on_gpu(common);
     const DType dt = DType::BF16;

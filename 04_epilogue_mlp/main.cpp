@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "04_epilogue_mlp/kernels.cuh"
+#include "04_epilogue_mlp/work.h"
 #include "chapter/chapter.h"
 #include "chapter/reference.h"
 #include "gpu/memory.h"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
+    ch04::register_geglu_gemm_work();  // the report prints ladder::geglu_gemm's work (work.cpp)
     // A bad --kernel or a shape TMA cannot tile is a usage error, before any GPU work.
     ch04::find_gated_gemm_variant(kernel);
     if (const std::string rule = ch04::tma_shape_rule(dim, hidden); !rule.empty()) throw UsageError(rule);

@@ -68,11 +68,27 @@ endfunction()
 # and the benchmarks link; GENCODE: compile those kernels for this one target only (e.g. arch=compute_90a,code=sm_90a)
 # instead of CMAKE_CUDA_ARCHITECTURES; tests/: cpu_*.cpp and gpu_*.cpp become NAME_cpu_tests and NAME_gpu_tests, linked
 # with TEST_LIBS too, and tests/cli.cmake (if any) adds the ctests that run the chapter (as ${CHAPTER_EXE}).
+# WORK: the chapter's own op's formula for op_work (trace/work.h), host code with no CUDA in it, built into NAME_work
+# with its test tests/work_test.cpp (NAME_work_tests). It is built in the build without CUDA too, since ladder-trace
+# links it to print the bytes and FLOPs of our traces; the rest of the chapter only with CUDA.
 # Headers are included by folder from the repository root: "03_fused_mlp/kernels.cuh".
 function(add_chapter name)
-  cmake_parse_arguments(C "" "GENCODE" "KERNELS;TEST_LIBS" ${ARGN})
+  cmake_parse_arguments(C "" "GENCODE;WORK" "KERNELS;TEST_LIBS" ${ARGN})
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
+  if(C_WORK)
+    add_library(${name}_work STATIC ${C_WORK})
+    ladder_warnings(${name}_work)
+    target_include_directories(${name}_work PUBLIC ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${name}_work PUBLIC ladder_trace)
+    ladder_test(${name}_work_tests SOURCES ${dir}/tests/work_test.cpp LIBS ${name}_work)
+  endif()
+  if(NOT LADDER_HAVE_CUDA)
+    return()
+  endif()
   set(libs ladder_chapter)
+  if(C_WORK)
+    list(APPEND libs ${name}_work)
+  endif()
   if(C_KERNELS)
     add_library(${name}_kernels STATIC ${C_KERNELS})
     ladder_warnings(${name}_kernels)
@@ -101,7 +117,7 @@ endfunction()
 # arguments and checks they print the same output checksum (cmake/same_output.cmake). SKIP: the skip regex, if it is
 # not the plain no-GPU one.
 function(ladder_same_output test_name a b)
-  if(NOT BUILD_TESTING)
+  if(NOT BUILD_TESTING OR NOT LADDER_HAVE_CUDA)
     return()
   endif()
   cmake_parse_arguments(S "" "SKIP" "ARGS" ${ARGN})

@@ -14,12 +14,14 @@
 #include <cstring>
 #include <exception>
 
+#include "03_fused_mlp/work.h"
+#include "04_epilogue_mlp/work.h"
+
 #include "base/error.h"
 #include "trace/diff.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
 #include "trace/key_averages.h"
-#include "trace/ladder_ops_work.h"
 #include "trace/steps.h"
 #include "trace/text.h"
 #include "trace/timeline.h"
@@ -87,7 +89,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    register_ladder_ops_work();  // diff shows the bytes our own ops (ladder::gelu_mul, ...) move
+    ch03::register_gelu_mul_work();  // the bytes and FLOPs of the ladder's own ops, as their chapters define them
+    ch04::register_geglu_gemm_work();
     const Trace t = load(file);
     if (*summary) {
       const TraceIndex index(t);

@@ -21,7 +21,6 @@
 #include "trace/index.h"
 #include "trace/json_write.h"
 #include "trace/key_averages.h"
-#include "trace/ladder_ops_work.h"
 #include "trace/overlap.h"
 #include "trace/steps.h"
 #include "trace/text.h"
@@ -147,7 +146,6 @@ std::string shorten(const std::string& s, size_t width) {
 }  // namespace
 
 void print_kernels(const Trace& trace, const GpuInfo& gpu) {
-  register_ladder_ops_work();  // the bytes and FLOPs of our own ops (ladder::gelu_mul, ...) for the table below
   const TraceIndex index(trace);
   const std::vector<StepStats> steps = step_stats(index);
   if (steps.empty()) return;

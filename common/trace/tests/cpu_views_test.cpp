@@ -7,10 +7,10 @@
 #include "trace/diff.h"
 #include "trace/json_read.h"
 #include "trace/key_averages.h"
-#include "trace/ladder_ops_work.h"
 #include "trace/steps.h"
 #include "trace/timeline.h"
 #include "trace/trace.h"
+#include "trace/work.h"
 
 using namespace ladder;
 
@@ -32,7 +32,8 @@ bool has_line(const std::vector<std::string>& lines, const std::string& prefix, 
 }  // namespace
 
 TEST(Diff, TellsTheFusionStory) {
-  register_ladder_ops_work();  // the bytes of ladder::gelu_mul
+  // The bytes of ladder::gelu_mul, an elementwise op, registered as chapter 03_fused_mlp registers it (work.cpp).
+  register_op_work("ladder::gelu_mul", elementwise_work);
   const std::string out = diff_traces(load_trace(kRef + "03_simple_mlp.json"), load_trace(kRef + "03_fused_mlp.json"));
   const auto lines = lines_of(out);
   EXPECT_LE(lines.size(), 14u) << out;

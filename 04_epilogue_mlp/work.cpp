@@ -1,0 +1,33 @@
+// See work.h. geglu_gemm(x, W_gate, W_up) = gelu(x @ W_gate^T) * (x @ W_up^T): the FLOPs of two GEMMs of x by
+// [hidden, dim] weights, x and both weights read once, and m [rows, hidden] written once (g and u never leave the
+// chip: that is the point of the rung).
+#include "04_epilogue_mlp/work.h"
+
+#include <cstdint>
+
+#include "trace/work.h"
+
+namespace ch04 {
+
+namespace {
+
+bool geglu_gemm(const ladder::Event& op, ladder::Work* w) {
+  const auto& dims = op.input_dims;
+  if (dims.size() != 3 || dims[0].empty() || dims[1].size() != 2 || dims[2] != dims[1]) return false;
+  if (op.input_types.size() < 3) return false;
+  const int64_t k = dims[0].back(), hidden = dims[1][0];
+  if (k != dims[1][1] || k <= 0) return false;
+  const double x_bytes = static_cast<double>(ladder::dtype_bytes(op.input_types[0]));
+  const double rows = ladder::numel(dims[0]) / static_cast<double>(k);
+  double read = 0;
+  for (int i = 0; i < 3; ++i) read += ladder::numel(dims[i]) * static_cast<double>(ladder::dtype_bytes(op.input_types[i]));
+  if (!ladder::gemm_work(rows, 2 * static_cast<double>(hidden), static_cast<double>(k), read, x_bytes, w)) return false;
+  w->bytes -= rows * static_cast<double>(hidden) * x_bytes;  // m is half as wide as the two GEMMs' outputs
+  return true;
+}
+
+}  // namespace
+
+void register_geglu_gemm_work() { ladder::register_op_work("ladder::geglu_gemm", geglu_gemm); }
+
+}  // namespace ch04
