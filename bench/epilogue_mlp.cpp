@@ -79,7 +79,7 @@ int bench(int argc, const char* const* argv) {
   app.add_option("--iters", iters, "timed runs per op; the median is reported")->check(CLI::Range(1, 100000));
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
-  const ladder::GpuInfo gpu = ladder::require_gpu();
+  const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
   if (const std::string why = ch04::hopper_only(gpu.major, gpu.minor); !why.empty()) throw ladder::UsageError(why);
   const ladder::GpuTimer timer;
   fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,

@@ -11,7 +11,7 @@ ladder_expect(01_matmul_add.help_lists_kernels EXIT 0 REGEX "--kernel[^-]*varian
 # The no-GPU message says so plainly, points at the reference traces by a path that works from here, and leaves no
 # trace folder behind.
 ladder_expect(01_matmul_add.no_gpu EXIT 2
-              REGEX "^error: no CUDA GPU was found\\. The traces we recorded on an H100[^\n]* are in /[^\n]*/traces/reference/h100/\n$"
+              REGEX "^error: no CUDA GPU was found\\. The traces we recorded on an H100[^\n]* are in /[^\n]*/traces/reference/h100/: see this chapter's with [^\n]*/tools/ladder-trace timeline /[^\n]*/traces/reference/h100/01_matmul_add_size4096\\.json\n$"
               ABSENT ${CMAKE_BINARY_DIR}/test-traces/01_matmul_add.no_gpu
               COMMAND ${nogpu} ${CHAPTER_EXE} --trace-dir ${CMAKE_BINARY_DIR}/test-traces/01_matmul_add.no_gpu)
 

@@ -13,10 +13,12 @@ ladder_expect(02_linear.bad_schedule EXIT 2 REGEX "^error: --active: must be an 
 ladder_expect(02_linear.negative_seed EXIT 2 REGEX "--seed: must be an integer from 0 to 18446744073709551615, got -1"
               COMMAND ${CHAPTER_EXE} --seed -1)
 ladder_expect(02_linear.help_after_bad_option EXIT 0 REGEX "--in-dim" COMMAND ${CHAPTER_EXE} --batch 0 --help)
+ladder_expect(02_linear.help_names_the_program EXIT 0 REGEX "^[^\n]*\nUsage: [^\n]*/02_linear \\[OPTIONS\\]"
+              COMMAND ${CHAPTER_EXE} --help)
 # The blog's --in_dim/--out_dim still parse (the run then stops at the missing GPU, not at the options).
 ladder_expect(02_linear.underscore_aliases EXIT 2 REGEX "no CUDA GPU was found"
               COMMAND ${nogpu} ${CHAPTER_EXE} --in_dim 16 --out_dim 8)
-ladder_expect(02_linear.no_gpu EXIT 2 REGEX "^error: no CUDA GPU was found\\. [^\n]*/traces/reference/h100/\n$"
+ladder_expect(02_linear.no_gpu EXIT 2 REGEX "^error: no CUDA GPU was found\\. [^\n]*/traces/reference/h100/: see this chapter's with [^\n]*/tools/ladder-trace timeline [^\n]*/02_linear\\.json\n$"
               ABSENT ${CMAKE_BINARY_DIR}/test-traces/02_linear.no_gpu
               COMMAND ${nogpu} ${CHAPTER_EXE} --trace-dir ${CMAKE_BINARY_DIR}/test-traces/02_linear.no_gpu)
 ladder_expect(02_linear.unwritable_trace_dir EXIT 2 REGEX "--trace-dir: cannot create folder"

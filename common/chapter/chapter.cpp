@@ -48,11 +48,21 @@ GpuInfo start_on_gpu() {
   try {
     g = require_gpu();
   } catch (const NoGpuError& e) {
-    throw Error(no_gpu_message(e.what()), e.exit_code);  // the gpu room's reason, and where our traces are
+    throw Error(no_gpu_message(e.what(), program_name()), e.exit_code);  // the gpu room's reason, and where our traces are
   }
   fmt::print("GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB)\n", g.id, g.name, g.major, g.minor, g.sms,
              g.total_mem / 1073741824.0);
   return g;
+}
+
+GpuInfo start_benchmark() {
+  try {
+    return require_gpu();
+  } catch (const NoGpuError& e) {
+    throw Error(std::string(e.what()) + ". The figures this benchmark printed on an H100 are in " +
+                    bench_results_dir() + " (see bench/README.md)",
+                e.exit_code);
+  }
 }
 
 GpuInfo start_on_gpu(const CommonOptions& common) {
@@ -97,8 +107,15 @@ std::string check_output(const Tensor& out, int64_t M, int64_t N, const OutputSa
 }
 
 std::string trace_path(const CommonOptions& common, const std::string& chapter, const std::string& suffix) {
+  // A schedule other than the default is in the name, so a cold run (--wait 0 --warmup-steps 0) does not overwrite
+  // the warm run's trace.
+  const Schedule& s = common.schedule;
+  const Schedule plain;
+  const std::string schedule = s.wait == plain.wait && s.warmup == plain.warmup && s.active == plain.active
+                                   ? ""
+                                   : fmt::format("_wait{}_warmup{}_active{}", s.wait, s.warmup, s.active);
   return common.trace_dir + "/" + chapter + (suffix.empty() ? "" : "_" + suffix) + (common.graph ? "_graph" : "") +
-         ".json";
+         schedule + ".json";
 }
 
 void write_trace(const Trace& trace, const std::string& path) {

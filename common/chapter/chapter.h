@@ -23,6 +23,8 @@ GpuInfo start_on_gpu();
 // What a chapter does first: checks --trace-dir without creating anything (a bad one fails before anything else),
 // finds the GPU as above, and then creates the trace folder (not with --check-only, which writes no trace).
 GpuInfo start_on_gpu(const CommonOptions& common);
+// What a benchmark does first: the GPU, or the no-GPU error (exit 2) pointing at the benchmarks' committed results.
+GpuInfo start_benchmark();
 
 // Checks a forward's output on the GPU, `out` ([M, N] as a contiguous tensor of M * N elements), against a float64 CPU
 // reference on the elements `sample` picks (ref_row(m, cols, ref) writes the reference of row m at those columns), and
@@ -33,7 +35,8 @@ std::string check_output(const Tensor& out, int64_t M, int64_t N, const OutputSa
                          const std::function<void(int64_t m, const std::vector<int64_t>& cols, double* ref)>& ref_row,
                          Tolerance tol, const std::string& what);
 
-// <trace-dir>/<chapter>_<suffix>[_graph].json, e.g. traces/02_linear_batch1024_in32_out64.json.
+// <trace-dir>/<chapter>_<suffix>[_graph][_wait<W>_warmup<U>_active<A>].json, e.g.
+// traces/02_linear_batch1024_in32_out64.json; the schedule is named only when it is not the default 1, 1, 3.
 std::string trace_path(const CommonOptions& common, const std::string& chapter, const std::string& suffix);
 
 // Profiles the forward per the schedule: each step is ProfilerStep#k { <range_name> { forward } synchronize }. With

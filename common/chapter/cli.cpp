@@ -70,7 +70,20 @@ void add_common_options(CLI::App& app, CommonOptions& o, const std::string& warm
                "which holds CUPTI itself)");
 }
 
+namespace {
+std::string& program() {
+  static std::string name;
+  return name;
+}
+}  // namespace
+
+const std::string& program_name() { return program(); }
+
 int parse_options(CLI::App& app, int argc, const char* const* argv) {
+  if (argc > 0 && argv[0]) {
+    program() = argv[0];
+    app.name(argv[0]);
+  }
   // --help wins wherever it stands: CLI11 stops at the first bad option, so `--batch 0 --help` would print the error
   // and not the help the reader asked for.
   for (int i = 1; i < argc; ++i) {

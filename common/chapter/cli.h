@@ -36,7 +36,11 @@ void add_common_options(CLI::App& app, CommonOptions& options, const std::string
 // Parses argv. Returns -1 when the chapter should go on, else the exit code to return right away: 0 after --help
 // (wherever it stands, even after a bad option), 2 after a bad option, with one line on stderr that names the option
 // ("error: --batch: must be an integer from 1 to 2147483647, got 0").
+// It also names the app after argv[0], so --help says "Usage: build/02_linear [OPTIONS]", and remembers it for
+// program_name().
 int parse_options(CLI::App& app, int argc, const char* const* argv);
+// argv[0] as parse_options saw it ("" before): the no-GPU message names this chapter's reference trace by it.
+const std::string& program_name();
 
 // Checks, without creating anything, that `dir` exists as a writable folder or could be created: its nearest existing
 // ancestor is a folder we may write in. Throws UsageError (exit 2) naming the folder otherwise. Chapters call it

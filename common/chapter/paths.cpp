@@ -1,22 +1,45 @@
 #include "chapter/paths.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 namespace ladder {
 
-std::string reference_traces_dir() {
-  // LADDER_SOURCE_DIR: the source tree this binary was built from (common/chapter/CMakeLists.txt).
+namespace {
+// `rel` under the source tree this binary was built from (LADDER_SOURCE_DIR, common/chapter/CMakeLists.txt), with a
+// trailing slash, when that folder is still there; else a phrase naming the folder.
+std::string source_dir(const std::string& rel) {
 #ifdef LADDER_SOURCE_DIR
-  const std::filesystem::path dir = std::filesystem::path(LADDER_SOURCE_DIR) / "traces" / "reference" / "h100";
+  const std::filesystem::path dir = std::filesystem::path(LADDER_SOURCE_DIR) / rel;
   std::error_code ec;
   if (std::filesystem::is_directory(dir, ec)) return dir.string() + "/";
 #endif
-  return "traces/reference/h100/ in the ladder's source tree";
+  return rel + "/ in the ladder's source tree";
 }
+}  // namespace
 
-std::string no_gpu_message(const std::string& reason) {
-  return reason + ". The traces we recorded on an H100, with what each chapter printed, are in " +
-         reference_traces_dir();
+std::string reference_traces_dir() { return source_dir("traces/reference/h100"); }
+std::string bench_results_dir() { return source_dir("bench/results"); }
+
+std::string no_gpu_message(const std::string& reason, const std::string& program) {
+  const std::string dir = reference_traces_dir();
+  std::string msg = reason + ". The traces we recorded on an H100, with what each chapter printed, are in " + dir;
+  // The chapter's first reference trace (01_matmul_add has several, one per size), read with the ladder-trace built
+  // beside the chapter (build/01_matmul_add and build/tools/ladder-trace).
+  namespace fs = std::filesystem;
+  const fs::path exe(program);
+  const std::string chapter = exe.filename().string();
+  std::error_code ec;
+  std::vector<std::string> traces;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!chapter.empty() && name.rfind(chapter, 0) == 0 && it->path().extension() == ".json") traces.push_back(name);
+  }
+  if (traces.empty()) return msg;
+  std::sort(traces.begin(), traces.end());
+  const fs::path tool = exe.parent_path() / "tools" / "ladder-trace";
+  return msg + ": see this chapter's with " + tool.string() + " timeline " + dir + traces.front();
 }
 
 }  // namespace ladder

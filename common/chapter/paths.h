@@ -9,9 +9,13 @@ namespace ladder {
 // tree>/traces/reference/h100/") when the source tree the binary was built from is still there, else a phrase naming
 // that folder.
 std::string reference_traces_dir();
+// The same for the benchmarks' committed results, bench/results/ (one folder per run, named by date and GPU).
+std::string bench_results_dir();
 
-// What a chapter says when there is no GPU: the reason, then where our H100 traces are, e.g. "no CUDA GPU was found.
-// The traces we recorded on an H100, with what each chapter printed, are in /src/ladder/traces/reference/h100/".
-std::string no_gpu_message(const std::string& reason);
+// What a chapter says when there is no GPU: the reason, where our H100 traces are, and the command that shows this
+// chapter's, e.g. "no CUDA GPU was found. The traces we recorded on an H100, with what each chapter printed, are in
+// /src/ladder/traces/reference/h100/: see this chapter's with build/tools/ladder-trace timeline
+// /src/ladder/traces/reference/h100/02_linear.json". `program` is argv[0] (program_name(), chapter/cli.h).
+std::string no_gpu_message(const std::string& reason, const std::string& program);
 
 }  // namespace ladder

@@ -124,21 +124,34 @@ std::string overlap_note(const Trace& trace) {
   const std::set<int64_t> graph = graph_correlations(trace);
   int64_t lo = found[0].ns, hi = found[0].ns;
   bool all_replayed = true;
-  std::set<int64_t> streams;
   for (const Overlap& o : found) {
     lo = std::min(lo, o.ns);
     hi = std::max(hi, o.ns);
-    streams.insert(o.event->gpu.stream);
     all_replayed = all_replayed && graph.count(o.event->correlation) && graph.count(o.previous->correlation);
   }
   size_t activities = 0;
   for (const Event& e : trace.events) activities += is_gpu_activity(e.cat) ? 1 : 0;
+  // Not every one of them moves: one that overlaps an activity already moved to an overlap row still nests on its own
+  // row, and stays there. The note counts what the reader will see on the overlap rows.
+  size_t moved = 0;
+  std::set<int64_t> streams_moved;
+  for (const auto& [e, row] : overlap_rows(trace)) {
+    if (row == 0) continue;
+    ++moved;
+    streams_moved.insert(e->gpu.stream);
+  }
   std::string rows;
-  for (int64_t s : streams) rows += fmt::format("{}\"stream {} (overlapped)\"", rows.empty() ? "" : ", ", s);
-  return fmt::format("note: {} of {} GPU activities start {} before the previous one on their stream ends ({}); "
-                     "Perfetto shows them on the row {}",
+  for (int64_t s : streams_moved) rows += fmt::format("{}\"stream {} (overlapped)\"", rows.empty() ? "" : ", ", s);
+  const std::string shown =
+      moved == found.size()
+          ? fmt::format("Perfetto shows them on the row {}", rows)
+          : fmt::format("Perfetto shows {} of them on the row {}, and {} on {} own row, since what {} overlap{} "
+                        "was moved away",
+                        moved, rows, found.size() - moved, found.size() - moved == 1 ? "its" : "their",
+                        found.size() - moved == 1 ? "it" : "they", found.size() - moved == 1 ? "s" : "");
+  return fmt::format("note: {} of {} GPU activities start {} before the previous one on their stream ends ({}); {}",
                      found.size(), activities, lo == hi ? fmt::format("{} ns", lo) : fmt::format("{} to {} ns", lo, hi),
-                     all_replayed ? std::string("in a graph replay: ") + kWhyGraph : std::string(kWhyOther), rows);
+                     all_replayed ? std::string("in a graph replay: ") + kWhyGraph : std::string(kWhyOther), shown);
 }
 
 }  // namespace ladder

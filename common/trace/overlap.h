@@ -56,7 +56,9 @@ std::map<const Event*, std::string> overlap_args(const Trace& trace);
 
 // One line for a chapter to print when kernels overlapped, "" when none did, e.g. "note: 3 of 18 GPU activities
 // start 32 to 224 ns before the previous one on their stream ends (in a graph replay: CUPTI's timestamps, not
-// concurrency, since the graph orders them); Perfetto shows them on the row "stream 7 (overlapped)"".
+// concurrency, since the graph orders them); Perfetto shows them on the row "stream 7 (overlapped)"". When one
+// of them overlaps only an activity that was moved to the overlap row, it stays on its own row, and the note says how
+// many are on which.
 std::string overlap_note(const Trace& trace);
 
 }  // namespace ladder

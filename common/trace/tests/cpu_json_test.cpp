@@ -425,8 +425,13 @@ TEST(TraceJson, OverlapsAreFoundPerStreamAndNoted) {
   EXPECT_EQ(found[2].ns, 499);  // C ends 499 ns after D starts
   EXPECT_EQ(overlap_note(t),
             "note: 3 of 4 GPU activities start 1 to 499 ns before the previous one on their stream ends (in a graph "
-            "replay: CUPTI's timestamps, not concurrency, since the graph orders them); Perfetto shows them on the row "
-            "\"stream 7 (overlapped)\"");
+            "replay: CUPTI's timestamps, not concurrency, since the graph orders them); Perfetto shows 2 of them on the "
+            "row \"stream 7 (overlapped)\", and 1 on its own row, since what it overlaps was moved away");
+  // C overlaps B, which went to the overlap row; on its own row C follows A, which has ended, so C stays there.
+  const std::map<const Event*, int> rows = overlap_rows(t);
+  int on_overlap_row = 0;
+  for (const auto& [e, row] : rows) on_overlap_row += row > 0 ? 1 : 0;
+  EXPECT_EQ(on_overlap_row, 2);
   EXPECT_NE(overlap_note(overlapping_trace(false)).find("programmatic dependent launch"), std::string::npos);
   // The same kernels on two streams do not overlap, and a trace without overlaps gets no note.
   Trace two = overlapping_trace(false);
