@@ -9,8 +9,8 @@ lt=${1:-$root/build/tools/ladder-trace}
 out=${2:-$root}
 cd "$root"
 r=traces/reference/h100
-mkdir -p "$out"/{01_matmul_add,02_linear,03_simple_mlp,03_fused_mlp,04_epilogue_mlp}/figures "$out"/traces/figures
-"$lt" svg $r/03_fused_mlp.json -o "$out"/traces/figures/03_fused_mlp_step.svg
+mkdir -p "$out"/{01_matmul_add,02_linear,03_simple_mlp,03_fused_mlp,04_epilogue_mlp}/figures "$out"/docs/figures
+"$lt" svg $r/03_fused_mlp.json -o "$out"/docs/figures/03_fused_mlp_step.svg
 "$lt" svg $r/01_matmul_add_size64.json -o "$out"/01_matmul_add/figures/size64_step.svg
 "$lt" svg $r/01_matmul_add_size4096.json -o "$out"/01_matmul_add/figures/size4096_step.svg
 "$lt" svg $r/01_matmul_add_size64.json --focus matmul_add -o "$out"/01_matmul_add/figures/size64_matmul_add.svg
