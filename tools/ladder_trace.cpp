@@ -3,6 +3,7 @@
 //   ladder-trace summary FILE           the key_averages()-style table, then kernels and GPU busy time per step
 //   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
+//   ladder-trace svg FILE -o OUT.svg    one step (or a window, or one op's subtree: --focus) as a picture
 //
 // Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 
@@ -23,6 +25,7 @@
 #include "trace/json_read.h"
 #include "trace/key_averages.h"
 #include "trace/steps.h"
+#include "trace/svg.h"
 #include "trace/text.h"
 #include "trace/timeline.h"
 #include "trace/trace.h"
@@ -65,6 +68,21 @@ int main(int argc, char** argv) {
   std::string diff_step;
   diff->add_option("--step", diff_step, "compare this step of both (3 = ProfilerStep#3; default: the mean over all steps)");
 
+  CLI::App* svg = app.add_subcommand("svg", "one step, a window or one op's subtree drawn as an SVG picture");
+  SvgOptions svg_opt;
+  std::string svg_out;
+  double from_us = 0, to_us = 0;
+  svg->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
+  svg->add_option("-o,--output", svg_out, "the SVG file to write")->required();
+  CLI::Option* svg_step = svg->add_option("--step", svg_opt.step, "draw ProfilerStep#N (default: the last step)");
+  CLI::Option* from = svg->add_option("--from", from_us, "window start, us from the trace's first event");
+  CLI::Option* to = svg->add_option("--to", to_us, "window end, us from the trace's first event");
+  from->excludes(svg_step);
+  to->excludes(svg_step);
+  svg->add_option("--focus", svg_opt.focus,
+                  "only this op's subtree and its GPU work: NAME is the first in the step, NAME#K the K-th");
+  svg->add_option("--width", svg_opt.width, "pixels across (default 1200)")->check(CLI::Range(400, 20000));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -76,7 +94,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
         const CLI::App* sub = nullptr;
-        for (const CLI::App* s : {summary, tl, diff}) {
+        for (const CLI::App* s : {summary, tl, diff, svg}) {
           if (std::find(argv + 1, argv + argc, s->get_name()) != argv + argc) sub = s;
         }
         fmt::print("{}", sub ? sub->help(argv[0]) : app.help());
@@ -99,6 +117,15 @@ int main(int argc, char** argv) {
       fmt::print("{}", timeline(t, step, width ? width : terminal_width()));
     } else if (*diff) {
       fmt::print("{}", diff_traces(t, load(file_b), file, file_b, diff_step));
+    } else if (*svg) {
+      if (*from) svg_opt.from_us = from_us;
+      if (*to) svg_opt.to_us = to_us;
+      svg_opt.title = file.substr(file.find_last_of('/') + 1);  // the base name: the same bytes from any folder
+      const std::string picture = trace_svg(TraceIndex(t), svg_opt);
+      std::FILE* f = std::fopen(svg_out.c_str(), "wb");
+      if (!f) throw UsageError("cannot write " + svg_out + ": " + std::strerror(errno));
+      const bool ok = std::fwrite(picture.data(), 1, picture.size(), f) == picture.size();
+      if (std::fclose(f) != 0 || !ok) throw UsageError("could not write all of " + svg_out);
     }
     // Done. A large trace is millions of events: handing their memory back one by one takes a second or two that
     // the process's exit does at once, so leave without running the destructors.

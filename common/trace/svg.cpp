@@ -1,0 +1,443 @@
+// See svg.h. The picture is built in three passes: choose the events (window, focus), lay them out in lanes and rows,
+// then write the SVG text. Every number is written with a fixed precision, so the bytes depend on the trace alone.
+#include "trace/svg.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "base/error.h"
+#include "trace/steps.h"
+#include "trace/text.h"
+
+namespace ladder {
+
+namespace {
+
+// Layout, in pixels. Labels are monospace, so a label's width is known without a font: chars * kCharW.
+constexpr double kMargin = 12, kRowH = 20, kBarH = 16, kLaneHead = 20, kLaneGap = 10;
+constexpr double kCharW = 6.7;  // 11 px monospace is 6.6 px per character in every common font; a little to spare
+constexpr int kMaxLegend = 40;  // names listed below the picture at most
+
+// Colors: mid-light fills under near-black text, on a white background: readable on GitHub's light and dark pages.
+const char* const kStyle =
+    "text{fill:#1a1a1a}"
+    ".t{font:bold 15px sans-serif}.s{font:12px sans-serif}.h{font:bold 12px sans-serif}"
+    ".l{font:11px monospace}.x{font:11px sans-serif;fill:#444}"
+    "rect{stroke:#4d4d4d;stroke-width:0.5}.g{stroke:#e4e4e4;stroke-width:1}.ax{stroke:#444;stroke-width:1}"
+    ".ar{stroke:#c0392b;stroke-width:1;fill:none;opacity:0.7}"
+    ".ra{fill:#b9cdee}.op{fill:#a8d8a0}.la{fill:#f5b45f}.sy{fill:#ef8f8f}.ap{fill:#d6d6d6}.ov{fill:#ececec}"
+    ".cp{fill:#d7b5ee}.ms{fill:#f2e39a}.ga{fill:#e8e8e8}.m{fill:#8a8a8a}"
+    ".k0{fill:#7fb8e6}.k1{fill:#f4a582}.k2{fill:#9bd69b}.k3{fill:#d4a6e0}.k4{fill:#f7d774}"
+    ".k5{fill:#8fd3d0}.k6{fill:#f2a0c0}.k7{fill:#c2c27a}.k8{fill:#a9b8f5}.k9{fill:#e6b88a}";
+constexpr int kKernelColors = 10;
+
+std::string xml(const std::string& s) {  // escaped for text and attributes; control bytes dropped
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
+    }
+  }
+  return out;
+}
+
+// A duration as a reader reads it: 3 significant figures, in us (ms from 10 ms on).
+std::string dur_text(int64_t ns) {
+  const double us = static_cast<double>(ns) / 1e3;
+  if (us < 10) return fmt::format("{:.2f} us", us);
+  if (us < 1000) return fmt::format("{:.1f} us", us);
+  if (us < 10000) return fmt::format("{:.0f} us", us);
+  return fmt::format("{:.1f} ms", us / 1e3);
+}
+
+std::string with_commas(int64_t n) {
+  std::string s = std::to_string(n), out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i > 0 && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return out;
+}
+
+// The fill class of a bar: what kind of event it is. Kernels get a color per name (k0..k9, in order of appearance).
+std::string fill_class(const Event& e, std::map<std::string, int>& kernel_color) {
+  switch (e.cat) {
+    case Cat::UserAnnotation: return "ra";
+    case Cat::CpuOp: return "op";
+    case Cat::CudaRuntime:
+    case Cat::CudaDriver: return is_launch_call(e) ? "la" : is_sync_call(e) ? "sy" : "ap";
+    case Cat::Kernel: {
+      const int next = static_cast<int>(kernel_color.size());
+      return "k" + std::to_string(kernel_color.emplace(e.name, next).first->second % kKernelColors);
+    }
+    case Cat::GpuMemcpy: return "cp";
+    case Cat::GpuMemset: return "ms";
+    case Cat::GpuUserAnnotation: return "ga";
+    default: return "ov";
+  }
+}
+
+std::string display_name(const Event& e) {
+  return e.cat == Cat::Kernel ? kernel_display_name(e.name) : e.name;
+}
+
+struct Lane {
+  bool gpu = false;
+  int64_t pid = 0, tid = 0;
+  std::vector<std::vector<int>> rows;  // event indices per row, in time order after layout
+};
+
+// Nice tick spacing: 1, 2 or 5 times a power of ten, for about `want` ticks over `span` ns.
+double tick_step(double span_ns, int want) {
+  const double raw = span_ns / want;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * p >= raw) return m * p;
+  }
+  return 10 * p;
+}
+
+// Which host event `focus` names in [t0, t1]: "NAME" the first, "NAME#K" the K-th (1-based), in time order.
+int find_focus(const TraceIndex& index, const std::string& focus, int64_t t0, int64_t t1, const std::string& where) {
+  std::string name = focus;
+  int nth = 1;
+  auto matches = [&](const std::string& want) {
+    std::vector<int> found;
+    for (const int i : index.host_order()) {
+      const Event& e = index.event(i);
+      if (e.name == want && !is_overhead_event(e) && e.ts_ns >= t0 && e.ts_ns <= t1) found.push_back(i);
+    }
+    return found;
+  };
+  std::vector<int> found = matches(focus);
+  const size_t hash = focus.rfind('#');
+  if (found.empty() && hash != std::string::npos && hash + 1 < focus.size() &&
+      focus.find_first_not_of("0123456789", hash + 1) == std::string::npos && focus.size() - hash <= 7) {
+    name = focus.substr(0, hash);
+    nth = std::stoi(focus.substr(hash + 1));
+    found = matches(name);
+  }
+  if (nth < 1 || static_cast<size_t>(nth) > found.size()) {
+    throw TraceError(fmt::format("--focus {}: {} holds {} event{} named '{}'", printable(focus), where, found.size(),
+                                 found.size() == 1 ? "" : "s", printable(name)));
+  }
+  return found[static_cast<size_t>(nth - 1)];
+}
+
+}  // namespace
+
+std::string trace_svg(const TraceIndex& index, const SvgOptions& opt) {
+  const Trace& trace = index.trace();
+  if (opt.width < 400 || opt.width > 20000) throw UsageError("--width: between 400 and 20000 pixels");
+  if (trace.events.empty()) throw TraceError("the trace holds no events");
+
+  // 1. The window: a step (to the end of its last GPU activity), a window in us, or one op's subtree.
+  int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+  for (const Event& e : trace.events) {
+    first = std::min(first, e.ts_ns);
+    last = std::max(last, e.end_ns());
+  }
+  int64_t t0 = first, t1 = last;
+  std::string what;
+  const bool window = opt.from_us || opt.to_us;
+  if (window) {
+    if (!opt.step.empty()) throw UsageError("--step and --from/--to: give one or the other");
+    auto at = [&](double us) {
+      if (!std::isfinite(us) || us < 0 || us > 1e12) throw UsageError(fmt::format("--from/--to: {} us is out of range", us));
+      return first + static_cast<int64_t>(std::llround(us * 1e3));
+    };
+    t0 = opt.from_us ? at(*opt.from_us) : first;
+    t1 = opt.to_us ? at(*opt.to_us) : last;
+    if (t1 <= t0) throw UsageError("--from/--to: the window is empty (--to must be after --from)");
+    what = fmt::format("{:.1f} us to {:.1f} us from the trace's start", (t0 - first) / 1e3, (t1 - first) / 1e3);
+  } else {
+    int k = find_step(index, opt.step, opt.title.empty() ? "the trace" : opt.title);
+    if (k < 0) k = static_cast<int>(index.steps().size()) - 1;
+    const TraceIndex::Step& s = index.steps()[static_cast<size_t>(k)];
+    t0 = s.ts_ns;
+    t1 = s.end_ns;
+    for (const int g : index.gpu_activities(k)) t1 = std::max(t1, index.event(g).end_ns());
+    what = index.whole_trace() ? "the whole trace (it has no ProfilerStep)" : s.name;
+  }
+
+  // The events drawn: host tree events and GPU lanes overlapping the window; with --focus, one subtree.
+  const int n = static_cast<int>(trace.events.size());
+  std::vector<char> keep(static_cast<size_t>(n), 0);
+  int focus = -1;
+  if (!opt.focus.empty()) {
+    focus = find_focus(index, opt.focus, t0, t1, what);
+    std::vector<char> in(static_cast<size_t>(n), 0);
+    for (const int i : index.host_order()) {  // parents come before their children
+      if (i == focus || (index.parent(i) >= 0 && in[static_cast<size_t>(index.parent(i))])) in[static_cast<size_t>(i)] = 1;
+    }
+    const Event& f = index.event(focus);
+    t0 = f.ts_ns;
+    t1 = f.end_ns();
+    for (int i = 0; i < n; ++i) {
+      const Event& e = index.event(i);
+      if (in[static_cast<size_t>(i)] && !is_overhead_event(e)) keep[static_cast<size_t>(i)] = 1;
+      if (!is_gpu_activity(e.cat)) continue;
+      const int from = index.launch_of(i) >= 0 ? index.launch_of(i) : index.op_of(i);
+      if (from >= 0 && in[static_cast<size_t>(from)]) {
+        keep[static_cast<size_t>(i)] = 1;
+        t1 = std::max(t1, e.end_ns());
+      }
+    }
+    what = fmt::format("{} in {}", printable(opt.focus), what);
+  } else {
+    for (int i = 0; i < n; ++i) {
+      const Event& e = index.event(i);
+      const bool drawn = is_gpu_cat(e.cat) || (is_tree_event(e) && !is_overhead_event(e));
+      if (drawn && e.end_ns() >= t0 && e.ts_ns <= t1) keep[static_cast<size_t>(i)] = 1;
+    }
+  }
+  // A little room at both ends, so that the first and last bars do not touch the frame.
+  const int64_t pad = std::max<int64_t>(1, (t1 - t0) / 50);
+  const int64_t v0 = t0 - pad, v1 = t1 + pad;
+
+  // 2. Lanes: CPU threads (the trace's own process first, then by first event), then GPU streams by device and id.
+  std::map<std::tuple<int, int64_t, int64_t>, Lane> lanes;  // (gpu, pid, tid)
+  std::map<std::pair<int64_t, int64_t>, int64_t> first_ts;   // CPU lanes: when each thread first appears
+  std::vector<int> depth(static_cast<size_t>(n), 0);
+  for (const int i : index.host_order()) {  // depth = kept ancestors
+    if (!keep[static_cast<size_t>(i)]) continue;
+    int d = 0;
+    for (int p = index.parent(i); p >= 0; p = index.parent(p)) d += keep[static_cast<size_t>(p)] ? 1 : 0;
+    depth[static_cast<size_t>(i)] = d;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!keep[static_cast<size_t>(i)]) continue;
+    const Event& e = index.event(i);
+    const bool gpu = is_gpu_cat(e.cat);
+    Lane& lane = lanes[{gpu ? 1 : 0, e.pid, e.tid}];
+    lane.gpu = gpu;
+    lane.pid = e.pid;
+    lane.tid = e.tid;
+    // GPU rows: 0 the annotations' spans (when there are any), 1 the work.
+    const size_t row = gpu ? (e.cat == Cat::GpuUserAnnotation ? 0 : 1) : static_cast<size_t>(depth[static_cast<size_t>(i)]);
+    if (lane.rows.size() <= row) lane.rows.resize(row + 1);
+    lane.rows[row].push_back(i);
+    if (!gpu) {
+      auto [it, added] = first_ts.emplace(std::make_pair(e.pid, e.tid), e.ts_ns);
+      if (!added) it->second = std::min(it->second, e.ts_ns);
+    }
+  }
+  std::vector<Lane*> order;
+  for (auto& [key, lane] : lanes) {
+    lane.rows.erase(std::remove_if(lane.rows.begin(), lane.rows.end(), [](const auto& r) { return r.empty(); }),
+                    lane.rows.end());
+    for (auto& r : lane.rows) {
+      std::stable_sort(r.begin(), r.end(), [&](int a, int b) { return index.event(a).ts_ns < index.event(b).ts_ns; });
+    }
+    order.push_back(&lane);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](const Lane* a, const Lane* b) {
+    if (a->gpu != b->gpu) return !a->gpu;
+    if (a->gpu) return std::tie(a->pid, a->tid) < std::tie(b->pid, b->tid);
+    const bool ma = a->pid == trace.pid, mb = b->pid == trace.pid;
+    if (ma != mb) return ma;
+    return std::make_tuple(first_ts[{a->pid, a->tid}], a->pid, a->tid) <
+           std::make_tuple(first_ts[{b->pid, b->tid}], b->pid, b->tid);
+  });
+
+  // 3. Drawing. x of a time, clamped to the plot (a hostile trace's far-off times must not become huge numbers).
+  const double W = opt.width, x0 = kMargin, x1 = W - kMargin;
+  const double px_per_ns = (x1 - x0) / static_cast<double>(v1 - v0);
+  auto X = [&](int64_t t) {
+    return std::clamp(x0 + (static_cast<double>(t) - static_cast<double>(v0)) * px_per_ns, x0, x1);
+  };
+  fmt::memory_buffer bars, labels, arrows;
+  std::map<std::string, int> kernel_color;
+  std::map<std::string, int> key_of;  // names listed in the legend: their number
+  struct Listed {
+    std::string name, fill;
+    int count = 0;
+    int64_t total_ns = 0;
+  };
+  std::vector<Listed> legend;
+  std::map<int, std::pair<double, double>> launch_at;  // drawn launch calls: x and the bottom of their bar
+  std::vector<std::tuple<int, double, double>> launched;  // drawn GPU work with a launch call: event, x, top
+  int64_t merged_gpu = 0, merged_cpu = 0;
+  double y = 78;  // below the title, the notes and the axis
+
+  for (const Lane* lane : order) {
+    const std::string head =
+        lane->gpu ? fmt::format("GPU {} \u00b7 stream {}", lane->pid, lane->tid)
+                  : fmt::format("CPU thread {}{}", lane->tid,
+                                lane->pid == trace.pid && lane->tid == trace.pid ? " (main)" : "");
+    fmt::format_to(std::back_inserter(labels), "<text class=\"h\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x0,
+                   y + 14, xml(head));
+    y += kLaneHead;
+    for (const auto& row : lane->rows) {
+      const double top = y + (kRowH - kBarH) / 2;
+      // A run of bars each narrower than a pixel is one grey bar: the picture stays small and the eye sees the run.
+      std::vector<int> run;
+      double run_x0 = 0, run_x1 = -1e9, label_end = -1e9;
+      auto flush = [&] {
+        if (run.size() == 1) {  // a run of one was drawn as itself: it keeps its arrow
+          const Event& e = index.event(run[0]);
+          if (is_launch_call(e)) launch_at[run[0]] = {run_x0, top + kBarH};
+          if (is_gpu_activity(e.cat) && index.launch_of(run[0]) >= 0) launched.emplace_back(run[0], run_x0, top);
+        }
+        if (run.size() > 1) {
+          fmt::format_to(std::back_inserter(bars), "<rect class=\"m\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\"/>\n",
+                         run_x0, top, std::max(1.0, run_x1 - run_x0), kBarH);
+          (lane->gpu ? merged_gpu : merged_cpu) += static_cast<int64_t>(run.size());
+        }
+        run.clear();
+      };
+      for (const int i : row) {
+        const Event& e = index.event(i);
+        const double a = X(std::max(e.ts_ns, v0)), b = X(std::min(e.end_ns(), v1));
+        const std::string fill = fill_class(e, kernel_color);
+        if (b - a < 1.0) {
+          if (!run.empty() && a > run_x1 + 1.0) flush();
+          if (run.empty()) run_x0 = a;
+          run.push_back(i);
+          run_x1 = std::max(run_x1, std::max(b, a + 1.0));
+          if (run.size() == 1) {  // alone it is drawn as itself, a pixel wide; the next one in the run hides it
+            fmt::format_to(std::back_inserter(bars), "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"1\" height=\"{}\"/>\n",
+                           fill, a, top, kBarH);
+          }
+        } else {
+          flush();
+          fmt::format_to(std::back_inserter(bars), "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\"/>\n",
+                         fill, a, top, b - a, kBarH);
+        }
+        if (b - a < 1.0) continue;
+        if (is_launch_call(e)) launch_at[i] = {a, top + kBarH};
+        if (is_gpu_activity(e.cat) && index.launch_of(i) >= 0) launched.emplace_back(i, a, top);
+        // The label: the name and the measured duration, as much of it as fits; what does not fit is keyed to the legend.
+        const std::string name = display_name(e), dur = dur_text(e.dur_ns);
+        const int room = static_cast<int>((b - a - 6) / kCharW);
+        std::string text;
+        if (static_cast<int>(name.size() + 1 + dur.size()) <= room) {
+          text = name + " " + dur;
+        } else {
+          auto [it, added] = key_of.emplace(name, static_cast<int>(key_of.size()) + 1);
+          if (added) legend.push_back({name, fill, 0, 0});
+          Listed& l = legend[static_cast<size_t>(it->second - 1)];
+          l.count += 1;
+          l.total_ns += e.dur_ns;
+          const std::string key = fmt::format("[{}]", it->second);
+          const int name_room = room - static_cast<int>(dur.size()) - 1;
+          if (static_cast<int>(name.size()) <= room) text = name;  // the name matters more; the legend has its time
+          else if (name_room >= 8) text = name.substr(0, static_cast<size_t>(name_room - 3)) + "... " + dur;
+          else if (static_cast<int>(key.size() + 1 + dur.size()) <= room) text = key + " " + dur;
+          else if (room >= 8) text = name.substr(0, static_cast<size_t>(room - 3)) + "...";
+          else if (static_cast<int>(key.size()) <= room) text = key;
+        }
+        if (!text.empty() && a + 3 >= label_end) {  // never over the previous label of the row
+          fmt::format_to(std::back_inserter(labels), "<text class=\"l\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", a + 3,
+                         top + 12, xml(text));
+          label_end = a + 3 + static_cast<double>(text.size()) * kCharW;
+        }
+      }
+      flush();
+      y += kRowH;
+    }
+    y += kLaneGap;
+  }
+  for (const auto& [g, gx, gtop] : launched) {
+    const auto it = launch_at.find(index.launch_of(g));
+    if (it == launch_at.end()) continue;
+    const auto [lx, lbottom] = it->second;
+    fmt::format_to(std::back_inserter(arrows), "<path class=\"ar\" d=\"M{:.1f} {:.1f}L{:.1f} {:.1f}\" marker-end=\"url(#h)\"/>\n",
+                   lx, lbottom, gx, gtop);
+  }
+  const double lanes_end = y;
+
+  // The legend: the colors, then every name that did not fit on its bar, with its count and total time.
+  fmt::memory_buffer legend_svg;
+  y += 8;
+  const std::pair<const char*, const char*> kinds[] = {
+      {"ra", "range"}, {"op", "op"}, {"la", "launch call"}, {"sy", "sync call"}, {"ap", "other runtime call"},
+      {"k0", "kernel (a color per name)"}, {"cp", "memcpy"}, {"ms", "memset"}, {"m", "merged: narrower than a pixel"}};
+  double lx = x0;
+  for (const auto& [cls, text] : kinds) {
+    fmt::format_to(std::back_inserter(legend_svg),
+                   "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"12\"/>"
+                   "<text class=\"s\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
+                   cls, lx, y, lx + 18, y + 11, text);
+    lx += 18 + std::strlen(text) * 6.5 + 16;
+  }
+  fmt::format_to(std::back_inserter(legend_svg),
+                 "<path class=\"ar\" d=\"M{:.1f} {:.1f}L{:.1f} {:.1f}\" marker-end=\"url(#h)\"/>"
+                 "<text class=\"s\" x=\"{:.1f}\" y=\"{:.1f}\">launch call to its work</text>\n",
+                 lx, y + 2, lx + 14, y + 12, lx + 20, y + 11);
+  y += 22;
+  for (size_t k = 0; k < legend.size() && static_cast<int>(k) < kMaxLegend; ++k) {
+    const Listed& l = legend[k];
+    fmt::format_to(std::back_inserter(legend_svg),
+                   "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"12\"/>"
+                   "<text class=\"l\" x=\"{:.1f}\" y=\"{:.1f}\">[{}] {} \u00d7{}, {} total</text>\n",
+                   l.fill, x0, y, x0 + 18, y + 10, k + 1, xml(shortened(l.name, static_cast<size_t>((x1 - x0 - 200) / kCharW))),
+                   l.count, dur_text(l.total_ns));
+    y += 16;
+  }
+  if (static_cast<int>(legend.size()) > kMaxLegend) {
+    fmt::format_to(std::back_inserter(legend_svg), "<text class=\"s\" x=\"{:.1f}\" y=\"{:.1f}\">and {} more names</text>\n",
+                   x0, y + 10, legend.size() - kMaxLegend);
+    y += 16;
+  }
+  const double H = y + 8;
+
+  // The axis: ticks at 1, 2 or 5 times a power of ten us from the window's start, with light grid lines down the lanes.
+  fmt::memory_buffer axis;
+  const double step_ns = tick_step(static_cast<double>(t1 - t0), 10);
+  const double axis_y = 62;
+  fmt::format_to(std::back_inserter(axis), "<line class=\"ax\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>\n", x0,
+                 axis_y, x1, axis_y);
+  const int decimals = step_ns >= 1000 ? 0 : step_ns >= 100 ? 1 : step_ns >= 10 ? 2 : 3;
+  for (int k = 0;; ++k) {
+    const double t = k * step_ns;
+    if (t > static_cast<double>(t1 - t0) + 0.5) break;
+    const double x = X(t0 + static_cast<int64_t>(std::llround(t)));
+    fmt::format_to(std::back_inserter(axis),
+                   "<line class=\"g\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>"
+                   "<line class=\"ax\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{3}\"/>"
+                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{4}\" text-anchor=\"{5}\">{6:.{7}f}{8}</text>\n",
+                   x, axis_y, lanes_end, axis_y + 5, axis_y - 4, k == 0 ? "start" : "middle", t / 1e3, decimals,
+                   k == 0 ? " us" : "");
+  }
+
+  // The title and the notes: what is drawn, and what was merged.
+  std::string title = opt.title.empty() ? what : opt.title + " \u00b7 " + what;
+  std::string note = fmt::format("{} from start to end{}", dur_text(t1 - t0),
+                                 focus >= 0 ? " (the op and the GPU work it launched)" : " (to the end of its GPU work)");
+  if (window) note = fmt::format("{} window", dur_text(t1 - t0));
+  if (merged_gpu + merged_cpu > 0) {
+    std::vector<std::string> parts;
+    if (merged_gpu > 0) parts.push_back(with_commas(merged_gpu) + " GPU activities");
+    if (merged_cpu > 0) parts.push_back(with_commas(merged_cpu) + " CPU events");
+    note += fmt::format(" \u00b7 {} narrower than a pixel drawn merged (grey)",
+                        parts.size() == 2 ? parts[0] + " and " + parts[1] : parts[0]);
+  }
+
+  fmt::memory_buffer out;
+  fmt::format_to(std::back_inserter(out),
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} {1:.0f}\">\n"
+                 "<style>{2}</style>\n"
+                 "<defs><marker id=\"h\" viewBox=\"0 0 6 6\" refX=\"6\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" "
+                 "orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"#c0392b\"/></marker></defs>\n"
+                 "<rect x=\"0\" y=\"0\" width=\"{0:.0f}\" height=\"{1:.0f}\" fill=\"#ffffff\" stroke=\"none\"/>\n"
+                 "<text class=\"t\" x=\"{3}\" y=\"22\">{4}</text>\n<text class=\"s\" x=\"{3}\" y=\"40\">{5}</text>\n",
+                 W, H, kStyle, x0, xml(title), xml(note));
+  for (const auto* part : {&axis, &bars, &arrows, &labels, &legend_svg}) out.append(*part);
+  fmt::format_to(std::back_inserter(out), "</svg>\n");
+  return fmt::to_string(out);
+}
+
+}  // namespace ladder

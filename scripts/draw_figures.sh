@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Redraws every README picture from the committed traces: one `ladder-trace svg` line per picture.
+#   scripts/draw_figures.sh [LADDER_TRACE] [OUT_ROOT]
+# LADDER_TRACE defaults to build/tools/ladder-trace; OUT_ROOT (default: the repository) is where <chapter>/figures/
+# go, so the ctest docs.figures_up_to_date can draw into a temporary folder and compare.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+lt=${1:-$root/build/tools/ladder-trace}
+out=${2:-$root}
+cd "$root"
+r=traces/reference/h100
+mkdir -p "$out"/{01_matmul_add,02_linear,03_simple_mlp,03_fused_mlp,04_epilogue_mlp}/figures "$out"/docs/figures
+"$lt" svg $r/03_fused_mlp.json -o "$out"/docs/figures/03_fused_mlp_step.svg
+"$lt" svg $r/01_matmul_add_size64.json -o "$out"/01_matmul_add/figures/size64_step.svg
+"$lt" svg $r/01_matmul_add_size4096.json -o "$out"/01_matmul_add/figures/size4096_step.svg
+"$lt" svg $r/01_matmul_add_size64.json --focus matmul_add -o "$out"/01_matmul_add/figures/size64_matmul_add.svg
+"$lt" svg $r/02_linear.json -o "$out"/02_linear/figures/step.svg
+"$lt" svg $r/02_linear.json --focus aten::linear -o "$out"/02_linear/figures/aten_linear.svg
+"$lt" svg $r/02_linear_graph.json -o "$out"/02_linear/figures/graph_step.svg
+"$lt" svg $r/03_simple_mlp.json -o "$out"/03_simple_mlp/figures/step.svg
+"$lt" svg $r/03_simple_mlp.json --focus mlp_fwd -o "$out"/03_simple_mlp/figures/mlp_fwd.svg
+"$lt" svg $r/03_fused_mlp.json -o "$out"/03_fused_mlp/figures/step.svg
+"$lt" svg $r/03_fused_mlp.json --focus mlp_fwd -o "$out"/03_fused_mlp/figures/mlp_fwd.svg
+"$lt" svg $r/03_fused_mlp_graph.json -o "$out"/03_fused_mlp/figures/graph_step.svg
+"$lt" svg $r/04_epilogue_mlp.json -o "$out"/04_epilogue_mlp/figures/step.svg
+"$lt" svg $r/04_epilogue_mlp.json --focus mlp_fwd -o "$out"/04_epilogue_mlp/figures/mlp_fwd.svg
+"$lt" svg $r/02_linear_graph.json --focus linear_fwd -o "$out"/02_linear/figures/graph_linear_fwd.svg
