@@ -17,6 +17,7 @@ have_header CLI/CLI.hpp       || missing+=(libcli11-dev)
 have_header fmt/format.h      || missing+=(libfmt-dev)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 have_header gtest/gtest.h     || missing+=(libgtest-dev)
+have_header zlib.h            || missing+=(zlib1g-dev)
 command -v cmake >/dev/null   || missing+=(cmake)
 command -v ninja >/dev/null   || missing+=(ninja-build)
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,6 +1,7 @@
 // ladder-trace: read a trace file (one of ours, or one torch.profiler wrote) and print what is in it.
 //
-//   ladder-trace summary FILE           the key_averages()-style table, then kernels and GPU busy time per step
+//   ladder-trace summary FILE|FOLDER|-  the key_averages()-style table, then kernels and GPU busy time per step
+//                                       (a folder: one table per rank; gzip read as such; - is standard input)
 //   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
 //   ladder-trace svg FILE -o OUT.svg    one step (or a window, or one op's subtree: --focus) as a picture
@@ -15,6 +16,9 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "03_fused_mlp/work.h"
 #include "04_epilogue_mlp/work.h"
@@ -24,6 +28,7 @@
 #include "trace/index.h"
 #include "trace/json_read.h"
 #include "trace/key_averages.h"
+#include "trace/ranks.h"
 #include "trace/steps.h"
 #include "trace/svg.h"
 #include "trace/text.h"
@@ -36,11 +41,98 @@ namespace {
 
 // Reads a trace; what the reader skipped as unusable goes to stderr as one note, and a trace with no complete event
 // at all is an error rather than an empty table.
+uint64_t max_json = kDefaultMaxJsonBytes;
+
 Trace load(const std::string& file) {
-  Trace t = load_trace(file);
+  Trace t = load_trace(file, max_json);
   if (!t.load_note.empty()) fmt::print(stderr, "note: {}\n", t.load_note);
   if (t.events.empty())
     throw TraceError("trace " + file + " has no events (no \"ph\": \"X\" event with an integer pid)");
+  return t;
+}
+
+void check_trace(const Trace& t, const std::string& file) {
+  if (!t.load_note.empty()) fmt::print(stderr, "note: {}\n", t.load_note);
+  if (t.events.empty())
+    throw TraceError("trace " + file + " has no events (no \"ph\": \"X\" event with an integer pid)");
+}
+
+// Levenshtein distance: how "timline" is near "timeline".
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown subcommand timline, did you mean timeline?": the closest of `known`, if it is close enough to be a typo.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known) {
+  std::string best;
+  size_t best_d = std::string::npos;
+  for (const std::string& k : known) {
+    const size_t d = distance(word, k);
+    if (d < best_d) best_d = d, best = k;
+  }
+  return best_d <= std::max<size_t>(2, word.size() / 3) ? ", did you mean " + best + "?" : "";
+}
+
+// Names an unknown subcommand or option before CLI11 does (it says "A subcommand is required" for `timline`, and
+// takes `--row 5` for a file named 5). "" when every word is known.
+std::string unknown_word(int argc, char** argv, CLI::App& app) {
+  std::vector<std::string> subs;
+  for (const CLI::App* s : app.get_subcommands({})) subs.push_back(s->get_name());
+  CLI::App* sub = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h" || a == "--version") return "";
+    if (!sub) {
+      if (a.rfind("-", 0) == 0) continue;
+      if (std::find(subs.begin(), subs.end(), a) == subs.end())
+        return "unknown subcommand " + a + did_you_mean(a, subs) + " (subcommands: summary, timeline, diff)";
+      sub = app.get_subcommand(a);
+      continue;
+    }
+    if (a.rfind("--", 0) != 0 || a == "--") continue;
+    const std::string name = a.substr(2, a.find('=') == std::string::npos ? std::string::npos : a.find('=') - 2);
+    std::vector<std::string> names;
+    for (const CLI::Option* o : sub->get_options()) {
+      for (const std::string& n : o->get_lnames()) names.push_back(n);
+    }
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string near = did_you_mean(name, names);
+      if (!near.empty()) near = ", did you mean --" + near.substr(15);
+      return "unknown option --" + name + " for " + sub->get_name() + near;
+    }
+  }
+  return "";
+}
+
+// The events of one step: host events that start in it, and the GPU work its launches put on the GPU. The whole trace
+// when `k` is -1.
+Trace one_step(const TraceIndex& index, int k) {
+  Trace t = index.trace();
+  if (k < 0) return t;
+  const auto& s = index.steps()[static_cast<size_t>(k)];
+  t.events.clear();
+  const auto& all = index.trace().events;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Event& e = all[i];
+    const bool in = is_gpu_activity(e.cat) ? index.step_of(static_cast<int>(i)) == k
+                                           : e.ts_ns >= s.ts_ns && e.ts_ns <= s.end_ns;
+    if (in) t.events.push_back(e);
+  }
+  t.memory.clear();
+  for (const MemoryRecord& m : index.trace().memory) {
+    if (m.ts_ns >= s.ts_ns && m.ts_ns <= s.end_ns) t.memory.push_back(m);
+  }
   return t;
 }
 
@@ -51,20 +143,44 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "ladder-trace 1.0 (reads Kineto/PyTorch and Chrome JSON traces)");
   std::string file, file_b;
-  int rows = 100, step = -1, width = 0;
+  int rows = 100, width = 0;
 
+  std::string step_name;
+  TableOptions table;
+  bool csv = false, json = false;
+  std::string max_json_text;
+  auto max_json_option = [&](CLI::App* a) {
+    a->add_option("--max-json", max_json_text,
+                  "the most JSON one trace may hold, gzip inflated (bytes, or with K/M/G; default 8G)");
+  };
   CLI::App* summary = app.add_subcommand("summary", "the summary table and the per-step statistics");
-  summary->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
+  summary->add_option("file", file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks")
+      ->required();
   summary->add_option("--rows", rows, "at most this many table rows")->check(CLI::Range(1, 1000000));
+  summary->add_option("--step", step_name, "only ProfilerStep#N (3 = ProfilerStep#3)");
+  summary->add_option("--sort", table.sort_by,
+                      "torch's sort key: cpu_time_total, self_cpu_time_total, cuda_time_total (default), "
+                      "self_cuda_time_total, cpu_memory_usage, self_cpu_memory_usage, cuda_memory_usage, "
+                      "self_cuda_memory_usage, count, cpu_time, cuda_time");
+  summary->add_option("--name-width", table.name_width, "cut names to this many characters (torch: 55)")
+      ->check(CLI::Range(8, 10000));
+  summary->add_flag("--group-by-input-shape", table.group_by_input_shape,
+                    "one row per name and input shapes, with torch's Input Shapes column");
+  summary->add_option("--filter", table.filter, "only rows whose name contains this regular expression (ECMAScript)");
+  summary->add_flag("--csv", csv, "the table as CSV (times in us, memory in bytes)");
+  summary->add_flag("--json", json, "the table as a JSON list of rows");
+  max_json_option(summary);
 
   CLI::App* tl = app.add_subcommand("timeline", "one step drawn as CPU and GPU lanes");
-  tl->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
-  tl->add_option("--step", step, "which step (0 = the first in the file; default: the last)");
+  tl->add_option("file", file, "trace file (.json or .json.gz), or - for standard input")->required();
+  tl->add_option("--step", step_name, "ProfilerStep#N (3 = ProfilerStep#3; default: the last step)");
+  max_json_option(tl);
   tl->add_option("--width", width, "characters across (default: the terminal's width)")->check(CLI::Range(40, 1000));
 
   CLI::App* diff = app.add_subcommand("diff", "what changed from trace A to trace B");
-  diff->add_option("a", file, "trace A (before)")->required()->check(CLI::ExistingFile);
-  diff->add_option("b", file_b, "trace B (after)")->required()->check(CLI::ExistingFile);
+  diff->add_option("a", file, "trace A (before)")->required();
+  diff->add_option("b", file_b, "trace B (after)")->required();
+  max_json_option(diff);
   std::string diff_step;
   diff->add_option("--step", diff_step, "compare this step of both (3 = ProfilerStep#3; default: the mean over all steps)");
 
@@ -72,7 +188,8 @@ int main(int argc, char** argv) {
   SvgOptions svg_opt;
   std::string svg_out;
   double from_us = 0, to_us = 0;
-  svg->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
+  svg->add_option("file", file, "trace file (.json or .json.gz), or - for standard input")->required();
+  max_json_option(svg);
   svg->add_option("-o,--output", svg_out, "the SVG file to write")->required();
   CLI::Option* svg_step = svg->add_option("--step", svg_opt.step, "draw ProfilerStep#N (default: the last step)");
   CLI::Option* from = svg->add_option("--from", from_us, "window start, us from the trace's first event");
@@ -83,6 +200,10 @@ int main(int argc, char** argv) {
                   "only this op's subtree and its GPU work: NAME is the first in the step, NAME#K the K-th");
   svg->add_option("--width", svg_opt.width, "pixels across (default 1200)")->check(CLI::Range(400, 20000));
 
+  if (const std::string bad = unknown_word(argc, argv, app); !bad.empty()) {
+    fmt::print(stderr, "error: {}\n", bad);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -106,18 +227,59 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "error: {}\n", msg);
     return 2;
   }
+  for (const std::string& f : {file, file_b}) {
+    if (!f.empty() && f != "-" && !std::filesystem::exists(f)) {
+      fmt::print(stderr, "error: file does not exist: {}\n", f);
+      return 2;
+    }
+  }
+  if (!max_json_text.empty()) {
+    char* end = nullptr;
+    const double v = std::strtod(max_json_text.c_str(), &end);
+    const std::string unit = end ? end : "";
+    const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0 : unit == "G" ? 1073741824.0 : -1;
+    if (!(v > 0) || scale < 0) {
+      fmt::print(stderr, "error: --max-json {}: a size in bytes, or with K, M or G (8G)\n", max_json_text);
+      return 2;
+    }
+    max_json = static_cast<uint64_t>(v * scale);
+  }
   try {
     ch03::register_gelu_mul_work();  // the bytes and FLOPs of the ladder's own ops, as their chapters define them
     ch04::register_geglu_gemm_work();
-    const Trace t = load(file);
+    table.row_limit = rows;
+    table.format = csv ? OutputFormat::Csv : json ? OutputFormat::Json : OutputFormat::Text;
     if (*summary) {
-      const TraceIndex index(t);
-      fmt::print("{}\n{}", summary_table(index, rows), regime_table(index));
+      // A folder: every trace in it is one rank, read in parallel; one table per rank, each headed by its rank.
+      std::vector<RankTrace> ranks;
+      if (file != "-" && std::filesystem::is_directory(file)) {
+        ranks = load_ranks(file, max_json);
+      } else {
+        ranks.push_back(RankTrace{0, file, load_trace(file, max_json)});
+      }
+      const bool folder = ranks.size() > 1 || (file != "-" && std::filesystem::is_directory(file));
+      for (const RankTrace& r : ranks) {
+        check_trace(r.trace, r.path);
+        const TraceIndex whole(r.trace);
+        const Trace part = one_step(whole, find_step(whole, step_name, r.path));
+        const TraceIndex index(part);
+        if (folder) fmt::print("{}== rank {}: {} ==\n", &r == &ranks.front() ? "" : "\n", r.rank, r.path);
+        if (table.format != OutputFormat::Text) {
+          fmt::print("{}", summary_table(index, table));
+        } else {
+          if (!step_name.empty()) fmt::print("{} of {}\n", whole.steps()[find_step(whole, step_name, r.path)].name, r.path);
+          fmt::print("{}\n{}", summary_table(index, table), regime_table(index));
+        }
+      }
     } else if (*tl) {
-      fmt::print("{}", timeline(t, step, width ? width : terminal_width()));
+      const Trace t = load(file);
+      const TraceIndex index(t);
+      fmt::print("{}", timeline(t, find_step(index, step_name, file), width ? width : terminal_width()));
     } else if (*diff) {
+      const Trace t = load(file);
       fmt::print("{}", diff_traces(t, load(file_b), file, file_b, diff_step));
     } else if (*svg) {
+      const Trace t = load(file);
       if (*from) svg_opt.from_us = from_us;
       if (*to) svg_opt.to_us = to_us;
       svg_opt.title = file.substr(file.find_last_of('/') + 1);  // the base name: the same bytes from any folder
@@ -132,6 +294,10 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::fflush(stderr);
     std::_Exit(0);
+  } catch (const UsageError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "trace/input.h"
 #include "trace/json_read.h"
 #include "trace/json_tokenizer.h"
 
@@ -43,7 +44,7 @@ struct RawEvent {
   bool has_ph = false, has_cat = false, has_name = false, has_args = false;
   Num pid, tid, ts, dur;
   Num external_id, correlation, cbid, device, context, stream, registers, shared_memory, blocks_per_sm, warps_per_sm,
-      occupancy, bytes;
+      occupancy, bytes, mem_bytes, mem_device_type, mem_device_id;
   Num grid[3], block[3];
   bool has_dims = false, has_strides = false;
   std::vector<std::vector<Num>> dims, strides;
@@ -68,6 +69,9 @@ constexpr ArgSlot kArgSlots[] = {
     {"warps per SM", &RawEvent::warps_per_sm},
     {"est. achieved occupancy %", &RawEvent::occupancy},
     {"bytes", &RawEvent::bytes},
+    {"Bytes", &RawEvent::mem_bytes},  // a [memory] instant (profile_memory=True)
+    {"Device Type", &RawEvent::mem_device_type},
+    {"Device Id", &RawEvent::mem_device_id},
 };
 
 // Chrome trace phases other than "X" (complete events): valid, and not what the tables read. Anything else is counted.
@@ -94,7 +98,7 @@ class Reader : json::Tokenizer {
     } else if (in_.peek() == '{') {
       read_top_object();
     } else {
-      fail_syntax("expected '{' or '['");
+      fail_syntax("expected '{' or '[' (the file is neither a JSON trace nor gzip)");
     }
     ws();
     if (in_.peek() >= 0) fail_syntax("unexpected text after the end");
@@ -326,6 +330,18 @@ class Reader : json::Tokenizer {
       if (r.ts.is_number() && !meta_ts_) meta_ts_ = us_to_ns(r.ts, "ts");
       return;
     }
+    if (ph == "i" && r.has_name && std::string_view(r.name) == "[memory]" && ids && r.ts.is_number() &&
+        r.mem_bytes.is_number()) {
+      // An allocation (Bytes > 0) or a free (< 0) that profile_memory=True recorded: torch's memory columns.
+      MemoryRecord m;
+      m.ts_ns = us_to_ns(r.ts, "ts");
+      m.bytes = to_int64(r.mem_bytes, "Bytes", 0);
+      m.tid = r.tid.i;
+      m.device_type = to_int32(r.mem_device_type, "Device Type", 0);
+      m.device_id = to_int32(r.mem_device_id, "Device Id", -1);
+      trace_.memory.push_back(m);
+      return;
+    }
     if (ph != "X") {  // flows are derived from correlation ids, instants carry no duration
       if (!known_phase(ph)) ++skipped_["with an unknown ph"];
       return;
@@ -410,6 +426,9 @@ class Reader : json::Tokenizer {
     Trace& t = trace_;
     const int64_t base = t.base_time_ns.value_or(0);  // no "baseTimeNanoseconds": ts are absolute
     for (Event& e : t.events) e.ts_ns += base;
+    for (MemoryRecord& m : t.memory) m.ts_ns += base;
+    auto pm = t.metadata.find("profile_memory");
+    t.profile_memory = !t.memory.empty() || (pm != t.metadata.end() && pm->second != "0" && pm->second != "false");
     if (!skipped_.empty()) {
       int64_t total = 0;
       std::string reasons;
@@ -458,19 +477,15 @@ Trace parse_trace(std::string_view text, const std::string& name) {
   return Reader(in, name).read();
 }
 
-Trace load_trace(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw TraceError("cannot read trace " + path + ": " + std::strerror(errno));
-  json::Source in(f.get());
-  Reader reader(in, path);
-  // An Event is ~250 bytes, a Kineto X event 300-500 bytes of JSON. Reserving one event per 128 bytes of file costs
+Trace load_trace(const std::string& path, uint64_t max_json_bytes) {
+  TraceInput input(path, max_json_bytes);
+  Reader reader(input.source(), path);
+  // An Event is ~250 bytes, a Kineto X event 300-500 bytes of JSON. Reserving one event per 128 bytes of text costs
   // address space only (pages never written are never resident) and spares the copy that doubling a vector of a
   // 1 GB trace's events would make (1.5x its memory at the peak). Past that estimate the vector grows as usual.
-  struct stat st {};
-  if (fstat(fileno(f.get()), &st) == 0 && st.st_size > (64 << 20))
-    reader.reserve(static_cast<size_t>(st.st_size) / 128);
+  if (input.expected_bytes() > (64 << 20)) reader.reserve(static_cast<size_t>(input.expected_bytes() / 128));
   Trace t = reader.read();
-  if (std::ferror(f.get())) throw TraceError("cannot read trace " + path + ": read error");
+  input.finish();
   return t;
 }
 

@@ -3,20 +3,36 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 #include "base/error.h"
 
 namespace ladder::json {
 
 bool Source::refill() {
-  if (!file_) return false;
-  consumed_ += static_cast<size_t>(end_ - start_);
-  const size_t n = std::fread(buf_.get(), 1, kChunk, file_);
+  if (!file_ && !read_) return false;
+  const size_t had = static_cast<size_t>(end_ - start_);
+  lines_before_ += static_cast<size_t>(std::count(start_, end_, '\n'));
+  if (const void* nl = had ? memrchr(start_, '\n', had) : nullptr)
+    line_start_ = consumed_ + static_cast<size_t>(static_cast<const char*>(nl) - start_) + 1;
+  consumed_ += had;
+  const size_t n = file_ ? std::fread(buf_.get(), 1, kChunk, file_) : read_(buf_.get(), kChunk);
+  start_ = buf_.get();
   p_ = buf_.get();
   end_ = p_ + n;
   return n > 0;
+}
+
+size_t Source::line() const { return lines_before_ + static_cast<size_t>(std::count(start_, p_, '\n')) + 1; }
+
+size_t Source::column() const {
+  const size_t here = static_cast<size_t>(p_ - start_);
+  const void* nl = here ? memrchr(start_, '\n', here) : nullptr;
+  const size_t from = nl ? consumed_ + static_cast<size_t>(static_cast<const char*>(nl) - start_) + 1 : line_start_;
+  return offset() - from + 1;
 }
 
 void Tokenizer::fail_syntax(const std::string& what) {
@@ -25,7 +41,8 @@ void Tokenizer::fail_syntax(const std::string& what) {
                          : c >= 0x20 && c < 0x7f ? fmt::format("'{}'", char(c))
                                                  : fmt::format("byte 0x{:02x}", c);
   throw TraceError(
-      fmt::format("trace {} is not valid JSON: {} at byte {} (found {})", name_, what, in_.offset(), at));
+      fmt::format("trace {} is not valid JSON: {} at byte {}, line {}, column {} (found {})", name_, what,
+                  in_.offset(), in_.line(), in_.column(), at));
 }
 // A string token into `out` (cleared first): escapes decoded, UTF-8 checked.
 void Tokenizer::string(std::string& out) {

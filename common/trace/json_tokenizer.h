@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +22,9 @@ class Source {
  public:
   explicit Source(std::string_view text) : start_(text.data()), p_(start_), end_(start_ + text.size()) {}
   explicit Source(std::FILE* f) : file_(f), buf_(new char[kChunk]) { start_ = p_ = end_ = buf_.get(); }
+  // Bytes from a function that fills up to n bytes of its buffer and returns how many (0 at the end): a gzip stream.
+  using ReadFn = std::function<size_t(char* buf, size_t n)>;
+  explicit Source(ReadFn read) : read_(std::move(read)), buf_(new char[kChunk]) { start_ = p_ = end_ = buf_.get(); }
 
   // The next byte, or -1 at the end of the text.
   int peek() { return p_ < end_ || refill() ? static_cast<unsigned char>(*p_) : -1; }
@@ -48,6 +52,10 @@ class Source {
     }
   }
   size_t offset() const { return consumed_ + static_cast<size_t>(p_ - start_); }
+  // Where offset() is as a text editor counts: line and column, both from 1 (column in bytes). Newlines are counted a
+  // chunk at a time as chunks are dropped, so the error message can say where without a second pass over the file.
+  size_t line() const;
+  size_t column() const;
   // While set, every byte taken is also appended here (whitespace between tokens is not): a metadata value's text.
   void record(std::string* raw) { raw_ = raw; }
 
@@ -58,8 +66,11 @@ class Source {
   const char* p_;
   const char* end_;
   std::FILE* file_ = nullptr;
+  ReadFn read_;
   std::unique_ptr<char[]> buf_;
   size_t consumed_ = 0;  // bytes of the file before the buffer
+  size_t lines_before_ = 0;    // newlines in those bytes
+  size_t line_start_ = 0;      // offset of the byte after the last of them
   std::string* raw_ = nullptr;
 };
 

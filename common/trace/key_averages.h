@@ -3,6 +3,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "trace/records.h"
 
 #include "trace/index.h"
 #include "trace/trace.h"
@@ -15,5 +18,22 @@ namespace ladder {
 // External id to the innermost op) plus its children's. ProfilerStep#k rows aggregate as "ProfilerStep*".
 std::string summary_table(const TraceIndex& index, int row_limit = 100);
 std::string summary_table(const Trace& trace, int row_limit = 100);
+
+// What key_averages(...).table(...) takes, and more.
+struct TableOptions {
+  int row_limit = 100;                      // -1: every row
+  std::string sort_by = "cuda_time_total";  // one of table_sort_keys()
+  int name_width = 55;                      // torch's max_name_column_width: longer names are cut to it
+  bool group_by_input_shape = false;        // key_averages(group_by_input_shape=True): rows per name and shapes
+  std::string filter;                       // an ECMAScript regex searched in each row's name ("mm" matches aten::mm)
+  OutputFormat format = OutputFormat::Text;
+};
+// The table as torch prints it; with profile_memory (Trace::profile_memory) the CPU Mem / Self CPU Mem columns, and
+// CUDA Mem / Self CUDA Mem when some self CUDA memory is positive, sit before "# of Calls" as in torch, with a
+// "[memory]" row for the allocations no CPU event was open around. Throws UsageError for an unknown sort key or a
+// filter that is not a regex.
+std::string summary_table(const TraceIndex& index, const TableOptions& options);
+// torch's sort keys: cpu_time_total, self_cpu_time_total, cuda_time_total, ...; count.
+const std::vector<std::string>& table_sort_keys();
 
 }  // namespace ladder

@@ -66,6 +66,15 @@ struct Event {
   int64_t end_ns() const { return ts_ns + dur_ns; }
 };
 
+// One "[memory]" instant of a profile_memory=True trace: an allocation (bytes > 0) or a free (bytes < 0).
+struct MemoryRecord {
+  int64_t ts_ns = 0;
+  int64_t bytes = 0;
+  int64_t tid = 0;
+  int device_type = 0;  // c10::DeviceType: 0 CPU, 1 CUDA (and others torch counts with them: see key_averages.cpp)
+  int device_id = -1;
+};
+
 // cudaGetDeviceProperties fields, as Kineto's "deviceProperties" holds them.
 struct DeviceProps {
   int id = 0;
@@ -91,6 +100,8 @@ struct Trace {
   std::optional<int64_t> window_start_ns;  // the capture window (metadata events are stamped with its start);
   std::optional<int64_t> window_end_ns;    // unset: the events' span
   std::vector<Event> events;      // X events only; flows are derived from `correlation`, metadata from pid/tid
+  std::vector<MemoryRecord> memory;  // profile_memory=True: torch's [memory] instants, in file order
+  bool profile_memory = false;       // "profile_memory": 1 at the top level, or [memory] instants in the file
   std::string name;               // traceName
   // load_trace/parse_trace: unusable events skipped, per reason ("skipped 3 events of t.json: 2 without a numeric ts,
   // 1 not an object"); empty when none were. Kineto's bookkeeping (string pids, ph "M"/"s"/"f"/"i") is not counted.

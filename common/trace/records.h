@@ -1,0 +1,22 @@
+// A table as records, for a program rather than a terminal: CSV (RFC 4180) for pandas and spreadsheets, JSON (a list
+// of objects) for jq or a CI check. Every table of ladder-trace (summary, steps, diff) can print itself this way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ladder {
+
+struct Records {
+  std::vector<std::string> columns;
+  std::vector<bool> numeric;                   // per column: written as a JSON number (else a string)
+  std::vector<std::vector<std::string>> rows;  // each as many cells as columns; an empty numeric cell is null
+};
+
+std::string to_csv(const Records& r);
+std::string to_json(const Records& r);
+
+// One of "text", "csv", "json" (the --csv/--json flags of ladder-trace).
+enum class OutputFormat { Text, Csv, Json };
+
+}  // namespace ladder
