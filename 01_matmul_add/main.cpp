@@ -12,6 +12,8 @@
 // Trace: traces/01_matmul_add_size64.json
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+
 #include "01_matmul_add/kernels.cuh"
 #include "chapter/chapter.h"
 #include "chapter/reference.h"

@@ -11,6 +11,7 @@
 // Trace: traces/02_linear_batch1024_in32_out64.json (open it in https://ui.perfetto.dev)
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 
 #include "chapter/chapter.h"

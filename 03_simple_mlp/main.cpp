@@ -12,6 +12,7 @@
 // Trace: traces/03_simple_mlp_b64_s128_d768_h3072.json
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <tuple>
 

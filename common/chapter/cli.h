@@ -1,11 +1,17 @@
 // The command-line options every chapter shares, parsed with CLI11 and validated before any GPU work.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 
 #include "profiler/schedule.h"
+
+// CLI11's App and Validator, declared only: the files that build a command line include <CLI/CLI.hpp> themselves, so
+// the many that include this header for CommonOptions (through chapter/chapter.h) do not compile CLI11.
+namespace CLI {
+class App;
+class Validator;
+}  // namespace CLI
 
 namespace ladder {
 

@@ -1,6 +1,7 @@
 // Option parsing: bad values are one line naming the option and exit code 2; the trace folder is checked up front.
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
