@@ -69,8 +69,9 @@ def memory(out):
 
 def streams(out):
     """Two streams whose kernels overlap. Small elementwise kernels alone do not: each is shorter than its launch, so
-    a stream's queue never builds up. torch.cuda._sleep spins one block for a number of cycles (about 25 us here),
-    so the other stream's work starts while it runs."""
+    a stream's queue never builds up. torch.cuda._sleep spins one block for a number of cycles (400,000: about 200 us
+    on an H100; 50,000 took 26 us there, shorter than the profiled launches between them, and nothing overlapped), so
+    three of them queue up on one stream while the other stream's work is launched and starts."""
     d = os.path.join(out, "streams")
     os.makedirs(d, exist_ok=True)
     xs = [torch.randn(64, 1024, device="cuda") for _ in range(2)]
@@ -79,11 +80,12 @@ def streams(out):
     with profile(activities=ACT, schedule=schedule(wait=0, warmup=1, active=2, repeat=1),
                  on_trace_ready=tensorboard_trace_handler(d, worker_name="streams", use_gzip=True)) as prof:
         for _ in range(3):
-            for _ in range(10):
+            for _ in range(3):
                 for i in range(2):
                     with torch.cuda.stream(s[i]):
-                        torch.cuda._sleep(50_000)
-                        xs[i] = torch.sin(xs[i])
+                        for _ in range(3):
+                            torch.cuda._sleep(400_000)
+                            xs[i] = torch.sin(xs[i])
             torch.cuda.synchronize()
             prof.step()
     with open(os.path.join(d, "torch.txt"), "w") as f:
