@@ -3,6 +3,7 @@
 //   ladder-trace summary FILE           the key_averages()-style table, then kernels and GPU busy time per step
 //   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
+//   ladder-trace open FILE              the file in the Perfetto UI: prints its link, serves it once on 127.0.0.1:9001
 //
 // Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include <exception>
 
 #include "base/error.h"
+#include "open_in_perfetto.h"
 #include "trace/diff.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
@@ -42,7 +44,7 @@ Trace load(const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ladder-trace: summary, timeline and diff of Kineto/PyTorch-format trace files"};
+  CLI::App app{"ladder-trace: summary, timeline and diff of Kineto/PyTorch-format trace files, and a way to open them in Perfetto"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ladder-trace 1.0 (reads Kineto/PyTorch and Chrome JSON traces)");
   std::string file, file_b;
@@ -63,6 +65,12 @@ int main(int argc, char** argv) {
   std::string diff_step;
   diff->add_option("--step", diff_step, "compare this step of both (3 = ProfilerStep#3; default: the mean over all steps)");
 
+  CLI::App* op = app.add_subcommand("open", "the file in the Perfetto UI: prints the link, serves the file once on "
+                                               "127.0.0.1:9001, opens a browser where there is one");
+  op->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
+  bool no_browser = false;
+  op->add_flag("--no-browser", no_browser, "print the link only; start no browser");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -74,7 +82,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
         const CLI::App* sub = nullptr;
-        for (const CLI::App* s : {summary, tl, diff}) {
+        for (const CLI::App* s : {summary, tl, diff, op}) {
           if (std::find(argv + 1, argv + argc, s->get_name()) != argv + argc) sub = s;
         }
         fmt::print("{}", sub ? sub->help(argv[0]) : app.help());
@@ -87,6 +95,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    if (*op) {  // serves the bytes as they are: no need to read the trace
+      open_in_perfetto(file, !no_browser);
+      return 0;
+    }
     register_ladder_ops_work();  // diff shows the bytes our own ops (ladder::gelu_mul, ...) move
     const Trace t = load(file);
     if (*summary) {
