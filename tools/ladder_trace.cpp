@@ -44,7 +44,7 @@ Trace load(const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ladder-trace: summary, timeline and diff of Kineto/PyTorch-format trace files, and a way to open them in Perfetto"};
+  CLI::App app{"ladder-trace: summary, timeline, diff and open (in Perfetto) of Kineto/PyTorch-format trace files"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ladder-trace 1.0 (reads Kineto/PyTorch and Chrome JSON traces)");
   std::string file, file_b;
