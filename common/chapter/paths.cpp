@@ -14,6 +14,15 @@ std::string reference_traces_dir() {
   return "traces/reference/h100/ in the ladder's source tree";
 }
 
+std::string ladder_trace_command() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path tool = fs::read_symlink("/proc/self/exe", ec).parent_path() / "tools" / "ladder-trace";
+  if (ec || !fs::is_regular_file(tool, ec)) return "ladder-trace";
+  const fs::path rel = tool.lexically_relative(fs::current_path(ec));
+  return ec || rel.empty() ? tool.string() : rel.string();
+}
+
 std::string no_gpu_message(const std::string& reason) {
   return reason + ". The traces we recorded on an H100, with what each chapter printed, are in " +
          reference_traces_dir();

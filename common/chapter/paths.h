@@ -10,6 +10,11 @@ namespace ladder {
 // that folder.
 std::string reference_traces_dir();
 
+// The ladder-trace built beside this chapter (<build folder>/tools/ladder-trace), as a path from the current folder
+// ("build/tools/ladder-trace" when run from the source tree), for the command a chapter prints to open its trace;
+// plain "ladder-trace" when it is not there.
+std::string ladder_trace_command();
+
 // What a chapter says when there is no GPU: the reason, then where our H100 traces are, e.g. "no CUDA GPU was found.
 // The traces we recorded on an H100, with what each chapter printed, are in /src/ladder/traces/reference/h100/".
 std::string no_gpu_message(const std::string& reason);
