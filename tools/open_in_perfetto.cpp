@@ -223,7 +223,10 @@ void open_in_perfetto(const std::string& file, bool open_browser, int port) {
   } else if (open_browser) {
     open_browser_on(url);
   }
-  fmt::print(stderr, "serving {} ({}) once on 127.0.0.1:{}; waiting for the Perfetto UI to fetch it (Ctrl-C stops)\n",
+  // Chrome 142 and later ask before a web page may reach 127.0.0.1, and fetch nothing when refused.
+  fmt::print(stderr,
+             "serving {} ({}) once on 127.0.0.1:{} until the Perfetto UI fetches it (Chrome asks first whether the "
+             "page may reach this machine: allow it; Ctrl-C stops)\n",
              file, size_text(st.st_size), port);
 
   std::vector<Client> clients;
