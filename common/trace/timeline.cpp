@@ -219,11 +219,11 @@ std::string timeline(const Trace& trace, int step, int width) {
   // The legend: what each mark means, then the names behind the cut labels and the letters.
   const size_t name_width = static_cast<size_t>(std::max(width - 30, 20));
   if (!blocks.empty()) {
-    out += "Key to the CPU rows: [name---] is a range over its time. ranges: the outermost of a thread; ops: one row\n"
-           "  per level inside them; calls: CUDA runtime and driver calls.\n";
+    out += "Key to the CPU rows: [name---] is a range over its time. ranges: the outermost of a thread;\n"
+           "  ops: one row per level inside them; calls: CUDA runtime and driver calls.\n";
   }
   if (!marks.cut.empty()) {
-    out += "  A range too narrow for its name shows it cut to fit (~: letters left out; a CUDA call: its capitals):\n";
+    out += "  A range too narrow for its name shows it cut (~: letters left out; a CUDA call: its capitals):\n";
     const size_t shown = 24;  // enough for every chapter; a huge trace's list would bury the timeline
     size_t n = 0;
     for (const auto& [label, names] : marks.cut) {
@@ -233,12 +233,13 @@ std::string timeline(const Trace& trace, int step, int width) {
       }
       std::string full;
       for (const std::string& name : names) full += (full.empty() ? "" : ", ") + name;
-      out += fmt::format("    [{}] {}\n", label, shortened(full, name_width));
+      const size_t room = static_cast<size_t>(std::max(width - 7 - static_cast<int>(label.size()), 20));
+      out += fmt::format("    [{}] {}\n", label, shortened(full, room));
     }
   }
   if (marks.narrow) out += "  # is a range too narrow for any name (under 3 characters); one # may stand for several.\n";
   if (!kernels.empty()) {
-    out += "Key to the GPU rows: a letter per kernel name, over the kernel's time; how many ran, their total time:\n";
+    out += "Key to the GPU rows: a letter per kernel name, over its time; how many ran, their total time:\n";
   }
   int64_t rest_count = 0, rest_ns = 0, rest_names = 0;
   for (const std::string& name : names_in_order) {
