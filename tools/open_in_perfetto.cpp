@@ -119,9 +119,10 @@ int listen_on(int port) {
     const int err = errno;
     close(fd);
     if (err == EADDRINUSE) {
-      throw Error(fmt::format("port {} on 127.0.0.1 is taken (a trace_processor --httpd, or another ladder-trace "
-                              "open?): stop it first; the Perfetto UI fetches from this port only",
-                              port));
+      throw Error(
+          fmt::format("port {} on 127.0.0.1 is taken (a trace_processor --httpd, or another ladder-trace "
+                      "open?): stop it first; the Perfetto UI fetches from this port only",
+                      port));
     }
     throw Error(fmt::format("cannot listen on 127.0.0.1:{}: {}", port, std::strerror(err)));
   }
@@ -204,9 +205,10 @@ void open_in_perfetto(const std::string& file, bool open_browser, int port) {
   if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) throw Error(fmt::format("no trace file {}", file));
   if (access(file.c_str(), R_OK) != 0) throw Error(fmt::format("cannot read {}: {}", file, std::strerror(errno)));
   if (st.st_size > kUiLimitBytes) {
-    throw Error(fmt::format("{} is {:.1f} GB, more than the Perfetto UI loads in a browser (about 1 GB): run "
-                            "`trace_processor server http {}` and open {}, which uses it",
-                            file, st.st_size / 1e9, file, kOrigin));
+    throw Error(
+        fmt::format("{} is {:.1f} GB, more than the Perfetto UI loads in a browser (about 1 GB): run "
+                    "`trace_processor server http {}` and open {}, which uses it",
+                    file, st.st_size / 1e9, file, kOrigin));
   }
   const int server = listen_on(port);
   const std::string path = "/" + url_name(file);

@@ -26,7 +26,7 @@ struct Marks {
 // One row of a lane, and where its last drawing ended: a range must start after it, never on it.
 struct Row {
   std::string text;
-  int end = -1;          // the last column drawn on
+  int end = -1;           // the last column drawn on
   bool end_mark = false;  // that column holds a '#', which may stand for several ranges
 };
 
@@ -200,8 +200,8 @@ std::string timeline(const Trace& trace, int step, int width) {
 
   std::string out =
       index.whole_trace() ? "No ProfilerStep in this trace: drawn as one window over the whole trace.\n" : "";
-  out += fmt::format("{} on one axis: {:.1f} us across, {:.2f} us per character\n", printable(s.name),
-                     (t1 - t0) / 1e3, ns_per_col / 1e3);
+  out += fmt::format("{} on one axis: {:.1f} us across, {:.2f} us per character\n", printable(s.name), (t1 - t0) / 1e3,
+                     ns_per_col / 1e3);
   for (const Block& b : blocks) {
     out += thread_heading(trace, b.tid) + "\n";
     for (size_t d = 0; d < b.range_rows.size(); ++d) {
@@ -219,8 +219,9 @@ std::string timeline(const Trace& trace, int step, int width) {
   // The legend: what each mark means, then the names behind the cut labels and the letters.
   const size_t name_width = static_cast<size_t>(std::max(width - 30, 20));
   if (!blocks.empty()) {
-    out += "Key to the CPU rows: [name---] is a range over its time. ranges: the outermost of a thread;\n"
-           "  ops: one row per level inside them; calls: CUDA runtime and driver calls.\n";
+    out +=
+        "Key to the CPU rows: [name---] is a range over its time. ranges: the outermost of a thread;\n"
+        "  ops: one row per level inside them; calls: CUDA runtime and driver calls.\n";
   }
   if (!marks.cut.empty()) {
     out += "  A range too narrow for its name shows it cut (~: letters left out; a CUDA call: its capitals):\n";
@@ -237,7 +238,8 @@ std::string timeline(const Trace& trace, int step, int width) {
       out += fmt::format("    [{}] {}\n", label, shortened(full, room));
     }
   }
-  if (marks.narrow) out += "  # is a range too narrow for any name (under 3 characters); one # may stand for several.\n";
+  if (marks.narrow)
+    out += "  # is a range too narrow for any name (under 3 characters); one # may stand for several.\n";
   if (!kernels.empty()) {
     out += "Key to the GPU rows: a letter per kernel name, over its time; how many ran, their total time:\n";
   }
@@ -254,9 +256,9 @@ std::string timeline(const Trace& trace, int step, int width) {
                        shortened(printable(kernel_display_name(name)), name_width));
   }
   if (rest_names) {
-    out += fmt::format("  ? {:>7} {:>10} total  {} more kernel names: ? stands for every kernel name past the first "
-                       "{}\n",
-                       fmt::format("x{}", rest_count), duration(rest_ns), rest_names, kLetters.size());
+    const std::string what = fmt::format("{} more kernel names: ? stands for every kernel name past the first {}",
+                                         rest_names, kLetters.size());
+    out += fmt::format("  ? {:>7} {:>10} total  {}\n", fmt::format("x{}", rest_count), duration(rest_ns), what);
   }
   return out;
 }
