@@ -11,6 +11,7 @@
 #       stalled    a client that sends nothing and one that sends an endless header do not keep the file from the next
 #       ssh        under ssh ($SSH_CONNECTION): the ssh -L line, no browser started, and the file served as always
 set -u
+command -v curl >/dev/null || { echo "curl is not installed: skipped"; exit 77; }
 exe=$1 trace=$2 case=$3
 port=9001
 dir=$(mktemp -d)
