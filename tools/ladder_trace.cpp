@@ -5,6 +5,7 @@
 //   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
 //   ladder-trace svg FILE -o OUT.svg    one step (or a window, or one op's subtree: --focus) as a picture
+//   ladder-trace open FILE              the file in the Perfetto UI: prints its link, serves it once on 127.0.0.1:9001
 //
 // Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 #include "04_epilogue_mlp/work.h"
 
 #include "base/error.h"
+#include "open_in_perfetto.h"
 #include "trace/diff.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
@@ -139,7 +141,7 @@ Trace one_step(const TraceIndex& index, int k) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ladder-trace: summary, timeline and diff of Kineto/PyTorch-format trace files"};
+  CLI::App app{"ladder-trace: summary, timeline, diff and open (in Perfetto) of Kineto/PyTorch-format trace files"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ladder-trace 1.0 (reads Kineto/PyTorch and Chrome JSON traces)");
   std::string file, file_b;
@@ -200,6 +202,12 @@ int main(int argc, char** argv) {
                   "only this op's subtree and its GPU work: NAME is the first in the step, NAME#K the K-th");
   svg->add_option("--width", svg_opt.width, "pixels across (default 1200)")->check(CLI::Range(400, 20000));
 
+  CLI::App* op = app.add_subcommand("open", "the file in the Perfetto UI: prints the link, serves the file once on "
+                                               "127.0.0.1:9001, opens a browser where there is one");
+  op->add_option("file", file, "trace file")->required()->check(CLI::ExistingFile);
+  bool no_browser = false;
+  op->add_flag("--no-browser", no_browser, "print the link only; start no browser");
+
   if (const std::string bad = unknown_word(argc, argv, app); !bad.empty()) {
     fmt::print(stderr, "error: {}\n", bad);
     return 2;
@@ -215,7 +223,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
         const CLI::App* sub = nullptr;
-        for (const CLI::App* s : {summary, tl, diff, svg}) {
+        for (const CLI::App* s : {summary, tl, diff, svg, op}) {
           if (std::find(argv + 1, argv + argc, s->get_name()) != argv + argc) sub = s;
         }
         fmt::print("{}", sub ? sub->help(argv[0]) : app.help());
@@ -245,6 +253,10 @@ int main(int argc, char** argv) {
     max_json = static_cast<uint64_t>(v * scale);
   }
   try {
+    if (*op) {  // serves the bytes as they are: no need to read the trace
+      open_in_perfetto(file, !no_browser);
+      return 0;
+    }
     ch03::register_gelu_mul_work();  // the bytes and FLOPs of the ladder's own ops, as their chapters define them
     ch04::register_geglu_gemm_work();
     table.row_limit = rows;

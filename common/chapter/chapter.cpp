@@ -120,7 +120,8 @@ std::string trace_path(const CommonOptions& common, const std::string& chapter, 
 
 void write_trace(const Trace& trace, const std::string& path) {
   save_trace(trace, path);
-  fmt::print("trace: {} ({} events; open it in https://ui.perfetto.dev)\n", path, trace.events.size());
+  fmt::print("trace: {} ({} events); open it in Perfetto: {} open {}\n", path, trace.events.size(),
+             ladder_trace_command(), path);
 }
 
 namespace {

@@ -19,6 +19,15 @@ std::string source_dir(const std::string& rel) {
 }
 }  // namespace
 
+std::string ladder_trace_command() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path tool = fs::read_symlink("/proc/self/exe", ec).parent_path() / "tools" / "ladder-trace";
+  if (ec || !fs::is_regular_file(tool, ec)) return "ladder-trace";
+  const fs::path rel = tool.lexically_relative(fs::current_path(ec));
+  return ec || rel.empty() ? tool.string() : rel.string();
+}
+
 std::string reference_traces_dir() { return source_dir("traces/reference/h100"); }
 std::string bench_results_dir() { return source_dir("bench/results"); }
 
@@ -26,7 +35,7 @@ std::string no_gpu_message(const std::string& reason, const std::string& program
   const std::string dir = reference_traces_dir();
   std::string msg = reason + ". The traces we recorded on an H100, with what each chapter printed, are in " + dir;
   // The chapter's first reference trace (01_matmul_add has several, one per size), read with the ladder-trace built
-  // beside the chapter (build/01_matmul_add and build/tools/ladder-trace).
+  // beside the chapter.
   namespace fs = std::filesystem;
   const fs::path exe(program);
   const std::string chapter = exe.filename().string();
@@ -38,8 +47,7 @@ std::string no_gpu_message(const std::string& reason, const std::string& program
   }
   if (traces.empty()) return msg;
   std::sort(traces.begin(), traces.end());
-  const fs::path tool = exe.parent_path() / "tools" / "ladder-trace";
-  return msg + ": see this chapter's with " + tool.string() + " timeline " + dir + traces.front();
+  return msg + ": see this chapter's with " + ladder_trace_command() + " timeline " + dir + traces.front();
 }
 
 }  // namespace ladder

