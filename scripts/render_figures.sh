@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Renders SVG pictures to PNG with headless Chromium, to look at them as a reader's browser shows them.
-#   scripts/render_figures.sh OUT_DIR [SVG ...]      (default: every README picture, */figures/*.svg traces/figures/*.svg)
+#   scripts/render_figures.sh OUT_DIR [SVG ...]      (default: every README picture, */figures/*.svg, docs/figures/ included)
 # Needs Debian's `chromium` (apt-get install -y chromium); says so and exits 0 when it is absent, so a test may call it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -34,7 +34,7 @@ const char* const kStyle =
     ".ar{stroke:#c0392b;stroke-width:1;fill:none;opacity:0.7}"
     ".ra{fill:#b9cdee}.op{fill:#a8d8a0}.la{fill:#f5b45f}.sy{fill:#ef8f8f}.ap{fill:#d6d6d6}.ov{fill:#ececec}"
     ".cp{fill:#d7b5ee}.ms{fill:#f2e39a}.ga{fill:#e8e8e8}.m{fill:#8a8a8a}"
-    ".k0{fill:#7fb8e6}.k1{fill:#f4a582}.k2{fill:#9bd69b}.k3{fill:#d4a6e0}.k4{fill:#f7d774}"
+    ".k0{fill:#7fb8e6}.k1{fill:#f4a582}.k2{fill:#6fb3c4}.k3{fill:#a9a2d6}.k4{fill:#dba765}"
     ".k5{fill:#8fd3d0}.k6{fill:#f2a0c0}.k7{fill:#c2c27a}.k8{fill:#a9b8f5}.k9{fill:#e6b88a}";
 constexpr int kKernelColors = 10;
 
