@@ -120,8 +120,7 @@ std::string trace_path(const CommonOptions& common, const std::string& chapter, 
 
 void write_trace(const Trace& trace, const std::string& path) {
   save_trace(trace, path);
-  fmt::print("trace: {} ({} events); open it in Perfetto: {} open {}\n", path, trace.events.size(),
-             ladder_trace_command(), path);
+  fmt::print("trace: {} ({} events)\n", path, trace.events.size());
 }
 
 namespace {
@@ -276,6 +275,8 @@ void report(const Trace& trace, const GpuInfo& gpu, const CommonOptions& common,
   fmt::print(
       "\nHost time per forward while the profiler records{}: {:.1f} us (mean of the {} {} ranges in the trace)\n",
       common.graph ? " (graph replay)" : "", n ? sum / n : 0.0, n, range_name);
+  // The last line: what to run next to see this run's trace.
+  fmt::print("\nOpen the trace in Perfetto: {} open {}\n", ladder_trace_command(), path);
 }
 
 }  // namespace ladder
