@@ -6,6 +6,8 @@
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
 //   ladder-trace svg FILE -o OUT.svg    one step (or a window, or one op's subtree: --focus) as a picture
 //   ladder-trace open FILE              the file in the Perfetto UI: prints its link, serves it once on 127.0.0.1:9001
+//   ladder-trace kernels FILE|FOLDER|-  every kernel, copy and set: time, % of GPU time, GB/s and TFLOP/s vs a peak
+//   ladder-trace breakdown FILE|FOLDER|- per step: where the wall time went, GPU idle time, stream concurrency
 //
 // Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
 #include <fmt/format.h>
@@ -26,10 +28,12 @@
 
 #include "base/error.h"
 #include "open_in_perfetto.h"
+#include "trace/breakdown.h"
 #include "trace/diff.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
 #include "trace/key_averages.h"
+#include "trace/kernels_view.h"
 #include "trace/ranks.h"
 #include "trace/steps.h"
 #include "trace/svg.h"
@@ -98,7 +102,11 @@ std::string unknown_word(int argc, char** argv, CLI::App& app) {
     if (!sub) {
       if (a.rfind("-", 0) == 0) continue;
       if (std::find(subs.begin(), subs.end(), a) == subs.end())
-        return "unknown subcommand " + a + did_you_mean(a, subs) + " (subcommands: summary, timeline, diff)";
+      {
+        std::string all;
+        for (const std::string& name : subs) all += (all.empty() ? "" : ", ") + name;
+        return "unknown subcommand " + a + did_you_mean(a, subs) + " (subcommands: " + all + ")";
+      }
       sub = app.get_subcommand(a);
       continue;
     }
@@ -141,7 +149,7 @@ Trace one_step(const TraceIndex& index, int k) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ladder-trace: summary, timeline, diff and open (in Perfetto) of Kineto/PyTorch-format trace files"};
+  CLI::App app{"ladder-trace: tables, timelines, pictures, diffs and summary views of Kineto/PyTorch-format traces"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ladder-trace 1.0 (reads Kineto/PyTorch and Chrome JSON traces)");
   std::string file, file_b;
@@ -208,6 +216,30 @@ int main(int argc, char** argv) {
   bool no_browser = false;
   op->add_flag("--no-browser", no_browser, "print the link only; start no browser");
 
+  CLI::App* kernels = app.add_subcommand("kernels", "every kernel, copy and set: time, GB/s and TFLOP/s against a peak");
+  KernelViewOptions kernel_opt;
+  double peak_tflops = 0, peak_gbps = 0;
+  kernels->add_option("file", file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks")
+      ->required();
+  kernels->add_option("--step", step_name, "only ProfilerStep#N (3 = ProfilerStep#3)");
+  kernels->add_flag("--all", kernel_opt.all, "one row per kernel, copy and set, in time order");
+  kernels->add_option("--peak-tflops", peak_tflops, "the TFLOP/s to show % of (default: the trace's GPU's datasheet)")
+      ->check(CLI::PositiveNumber);
+  kernels->add_option("--peak-gbps", peak_gbps, "the GB/s to show % of (default: the trace's GPU's datasheet)")
+      ->check(CLI::PositiveNumber);
+  kernels->add_option("--width", width, "characters across (default: the terminal's width)")->check(CLI::Range(40, 1000));
+  kernels->add_flag("--csv", csv, "the table as CSV (times in us)");
+  kernels->add_flag("--json", json, "the table as a JSON list of rows");
+  max_json_option(kernels);
+
+  CLI::App* breakdown = app.add_subcommand("breakdown", "per step: the step time breakdown, GPU idle time, concurrency");
+  breakdown->add_option("file", file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks")
+      ->required();
+  breakdown->add_option("--step", step_name, "only ProfilerStep#N (3 = ProfilerStep#3)");
+  breakdown->add_flag("--csv", csv, "the table as CSV (times in us)");
+  breakdown->add_flag("--json", json, "the table as a JSON list of rows");
+  max_json_option(breakdown);
+
   if (const std::string bad = unknown_word(argc, argv, app); !bad.empty()) {
     fmt::print(stderr, "error: {}\n", bad);
     return 2;
@@ -223,7 +255,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
         const CLI::App* sub = nullptr;
-        for (const CLI::App* s : {summary, tl, diff, svg, op}) {
+        for (const CLI::App* s : {summary, tl, diff, svg, op, kernels, breakdown}) {
           if (std::find(argv + 1, argv + argc, s->get_name()) != argv + argc) sub = s;
         }
         fmt::print("{}", sub ? sub->help(argv[0]) : app.help());
@@ -282,6 +314,35 @@ int main(int argc, char** argv) {
           if (!step_name.empty()) fmt::print("{} of {}\n", whole.steps()[find_step(whole, step_name, r.path)].name, r.path);
           fmt::print("{}\n{}", summary_table(index, table), regime_table(index));
         }
+      }
+    } else if (*kernels || *breakdown) {
+      // One section per rank for a folder, as summary prints it.
+      const bool folder = file != "-" && std::filesystem::is_directory(file);
+      std::vector<RankTrace> ranks;
+      if (folder) {
+        ranks = load_ranks(file, max_json);
+      } else {
+        ranks.push_back(RankTrace{0, file, load_trace(file, max_json)});
+      }
+      for (const RankTrace& r : ranks) {
+        check_trace(r.trace, r.path);
+        const TraceIndex index(r.trace);
+        const int k = find_step(index, step_name, r.path);
+        if (folder) fmt::print("{}== rank {}: {} ==\n", &r == &ranks.front() ? "" : "\n", r.rank, r.path);
+        if (*breakdown) {
+          fmt::print("{}", breakdown_view(index, k, table.format));
+          continue;
+        }
+        kernel_opt.step = k;
+        kernel_opt.format = table.format;
+        kernel_opt.width = width ? width : terminal_width();
+        kernel_opt.peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
+        if (peak_tflops > 0 || peak_gbps > 0) {
+          kernel_opt.peak = Peak{peak_tflops, peak_gbps, "given", "--peak-tflops, --peak-gbps"};
+        } else if (kernel_opt.peak.tflops > 0) {
+          kernel_opt.peak.gpu += " (" + printable(r.trace.devices.front().name) + ", datasheet; TFLOP/s: dense BF16)";
+        }
+        fmt::print("{}", kernels_view(index, kernel_opt));
       }
     } else if (*tl) {
       const Trace t = load(file);

@@ -20,12 +20,12 @@
 #include "profiler/profiler.h"
 #include "trace/index.h"
 #include "trace/json_write.h"
+#include "trace/kernels_view.h"
 #include "trace/key_averages.h"
 #include "trace/overlap.h"
 #include "trace/steps.h"
 #include "trace/text.h"
 #include "trace/timeline.h"
-#include "trace/work.h"
 
 namespace ladder {
 
@@ -156,9 +156,6 @@ Ceilings measure_ceilings(DType dtype, const GpuTimer& timer) {
   return c;
 }
 
-std::string shorten(const std::string& s, size_t width) {
-  return s.size() <= width ? s : s.substr(0, width - 3) + "...";
-}
 
 }  // namespace
 
@@ -184,25 +181,17 @@ void print_kernels(const Trace& trace, const GpuInfo& gpu) {
       "{:.0f} GB/s and a {}^3 {} GEMM at {:.1f} TFLOP/s. Bytes are each input read once and the output written once; "
       "the L2 is not flushed between steps, so a kernel whose inputs are still cached can pass 100% of the copy.\n",
       last.name, gpu.name, ceil.copy_bytes >> 20, ceil.copy_gbs, ceil.gemm_n, dtype_name(dtype), ceil.gemm_tflops);
-  fmt::print("  {:<60} {:>9} {:>9} {:>8} {:>9} {:>8}\n", "kernel (op)", "time", "GB/s", "% copy", "TFLOP/s", "% GEMM");
-  for (const Event* e : last.gpu_events) {
-    const Event* op = launching_op(e);
-    const std::string label =
-        shorten(kernel_display_name(e->name), op ? 56 - op->name.size() : 56) + " (" + (op ? op->name : "?") + ")";
-    const double s = e->dur_ns * 1e-9;
-    Work w;
-    std::string rates = fmt::format("{:>9} {:>8} {:>9} {:>8}", "-", "-", "-", "-");
-    if (e->cat == Cat::Kernel && op && op_work(*op, &w) && s > 0) {
-      const double gbs = w.bytes / s / 1e9, tflops = w.flops / s / 1e12;
-      rates = fmt::format("{:>9.0f} {:>7.1f}% {:>9.2f} {:>7.1f}%", gbs, 100 * gbs / ceil.copy_gbs, tflops,
-                          100 * tflops / ceil.gemm_tflops);
-      if (w.flops == 0) rates = fmt::format("{:>9.0f} {:>7.1f}% {:>9} {:>8}", gbs, 100 * gbs / ceil.copy_gbs, "-", "-");
-    } else if (e->cat != Cat::Kernel && e->gpu.bytes > 0 && s > 0) {
-      const double gbs = e->gpu.bytes / s / 1e9;  // a memset writes its bytes; a memcpy reads and writes them
-      rates = fmt::format("{:>9.0f} {:>8} {:>9} {:>8}", gbs, "-", "-", "-");
-    }
-    fmt::print("  {:<60} {:>7.1f}us {}\n", label, e->dur_ns / 1e3, rates);
-  }
+  // The table is ladder-trace kernels' (trace/kernels_view.h), one row per activity of the step, with the ceilings
+  // measured now as its peaks.
+  KernelViewOptions opt;
+  opt.step = static_cast<int>(index.steps().size()) - 1;
+  opt.all = true;
+  opt.compact = true;
+  opt.peak = Peak{ceil.gemm_tflops, ceil.copy_gbs, "measured", "measured just now on this GPU"};
+  opt.gbps_peak_label = "% copy";
+  opt.tflops_peak_label = "% GEMM";
+  opt.width = 110;  // a 60-character "kernel (op)" column, as before
+  fmt::print("{}", kernels_view(index, opt));
 }
 
 double host_time_us(const std::function<void()>& fn, int iters, int* used) {

@@ -1,0 +1,189 @@
+// See breakdown.h.
+#include "trace/breakdown.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "trace/text.h"
+
+namespace ladder {
+
+namespace {
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool is_comm_name(const std::string& n) { return starts_with(n, "nccl") || starts_with(n, "gloo:") || starts_with(n, "c10d::"); }
+}  // namespace
+
+const char* part_name(Part p) {
+  static const char* const kNames[kParts] = {"Kernel",  "Memcpy",     "Memset",   "Communication",
+                                             "Runtime", "DataLoader", "CPU Exec", "Other"};
+  return kNames[static_cast<int>(p)];
+}
+
+Part part_of(const Event& e) {
+  switch (e.cat) {
+    case Cat::Kernel: return starts_with(e.name, "nccl") ? Part::Communication : Part::Kernel;
+    case Cat::GpuMemcpy: return Part::Memcpy;
+    case Cat::GpuMemset: return Part::Memset;
+    case Cat::CudaRuntime:
+    case Cat::CudaDriver: return Part::Runtime;
+    case Cat::CpuOp:
+    case Cat::UserAnnotation:
+      if (is_comm_name(e.name)) return Part::Communication;
+      if (starts_with(e.name, "enumerate(DataLoader)") || starts_with(e.name, "enumerate(DataPipe)"))
+        return Part::DataLoader;
+      if (e.cat == Cat::UserAnnotation && starts_with(e.name, "ProfilerStep#")) return Part::Other;
+      return Part::CpuExec;
+    default: return Part::Other;
+  }
+}
+
+Timeline::Timeline(const Trace& trace) {
+  struct Edge {
+    int64_t t;
+    int8_t part;   // -1: none (a GPU activity counts for gpu/compute only through its flags)
+    int8_t delta;  // +1 start, -1 end
+    bool gpu, compute;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(trace.events.size() * 2);
+  bool any_gpu = false;
+  for (const Event& e : trace.events) {
+    const Part p = part_of(e);
+    const bool gpu = is_gpu_activity(e.cat);
+    if (p == Part::Other && !gpu) continue;
+    const bool compute = e.cat == Cat::Kernel && p == Part::Kernel;
+    const auto part = static_cast<int8_t>(p);
+    edges.push_back({e.ts_ns, part, +1, gpu, compute});
+    edges.push_back({e.end_ns(), part, -1, gpu, compute});
+    if (gpu) {
+      gpu_first_ = any_gpu ? std::min(gpu_first_, e.ts_ns) : e.ts_ns;
+      gpu_last_ = any_gpu ? std::max(gpu_last_, e.end_ns()) : e.end_ns();
+      any_gpu = true;
+    }
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  std::array<int64_t, kParts> active{};
+  int32_t gpu = 0, compute = 0;
+  for (size_t i = 0; i < edges.size();) {
+    const int64_t t = edges[i].t;
+    for (; i < edges.size() && edges[i].t == t; ++i) {
+      const Edge& x = edges[i];
+      active[static_cast<size_t>(x.part)] += x.delta;
+      if (x.gpu) gpu += x.delta;
+      if (x.compute) compute += x.delta;
+    }
+    uint8_t win = static_cast<uint8_t>(Part::Other);
+    for (int k = 0; k < kParts - 1; ++k) {
+      if (active[static_cast<size_t>(k)] > 0) {
+        win = static_cast<uint8_t>(k);
+        break;
+      }
+    }
+    const Segment s{t, win, gpu, compute};
+    if (!segments_.empty() && segments_.back().part == s.part && segments_.back().gpu == s.gpu &&
+        segments_.back().compute == s.compute)
+      continue;  // the same state goes on
+    segments_.push_back(s);
+  }
+}
+
+TimeBreakdown Timeline::over(int64_t from, int64_t to) const {
+  TimeBreakdown b;
+  b.from_ns = from;
+  b.to_ns = std::max(from, to);
+  // The segment in effect at `from`: the last one starting at or before it (none: nothing has started yet).
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), from,
+                             [](int64_t t, const Segment& s) { return t < s.start; });
+  int64_t t = from;
+  Segment now{from, static_cast<uint8_t>(Part::Other), 0, 0};
+  if (it != segments_.begin()) now = *(it - 1);
+  while (t < b.to_ns) {
+    const int64_t next = it == segments_.end() ? b.to_ns : std::min(it->start, b.to_ns);
+    const int64_t len = next - t;
+    b.ns[now.part] += len;
+    if (now.gpu > 0) b.gpu_busy_ns += len;
+    b.gpu_summed_ns += len * now.gpu;
+    if (now.compute > 0) b.compute_ns += len;
+    if (it == segments_.end() || it->start >= b.to_ns) break;
+    now = *it++;
+    t = next;
+  }
+  return b;
+}
+
+std::string breakdown_view(const TraceIndex& index, int step, OutputFormat format) {
+  const Timeline line(index.trace());
+  std::vector<std::pair<std::string, TimeBreakdown>> rows;
+  const auto& steps = index.steps();
+  for (size_t k = 0; k < steps.size(); ++k) {
+    if (step >= 0 && static_cast<int>(k) != step) continue;
+    rows.emplace_back(steps[k].name, line.over(steps[k].ts_ns, steps[k].end_ns));
+  }
+  if (rows.size() > 1) {  // the mean of the steps
+    TimeBreakdown m;
+    const auto n = static_cast<int64_t>(rows.size());
+    for (const auto& [name, b] : rows) {
+      m.to_ns += b.wall_ns();
+      for (int p = 0; p < kParts; ++p) m.ns[p] += b.ns[p];
+      m.gpu_busy_ns += b.gpu_busy_ns, m.gpu_summed_ns += b.gpu_summed_ns, m.compute_ns += b.compute_ns;
+    }
+    m.to_ns /= n;
+    for (int p = 0; p < kParts; ++p) m.ns[p] /= n;
+    m.gpu_busy_ns /= n, m.gpu_summed_ns /= n, m.compute_ns /= n;
+    rows.emplace_back(fmt::format("mean of {}", n), m);
+  }
+  auto us = [](int64_t ns) { return fmt::format("{:.1f}", ns / 1e3); };
+  if (format != OutputFormat::Text) {
+    Records rec;
+    rec.columns = {"step", "wall_us"};
+    for (int p = 0; p < kParts; ++p) {
+      std::string c = part_name(static_cast<Part>(p));
+      for (char& ch : c) ch = ch == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      rec.columns.push_back(c + "_us");
+    }
+    for (const char* c : {"gpu_busy_us", "gpu_idle_us", "gpu_summed_us", "concurrency"}) rec.columns.push_back(c);
+    rec.numeric.assign(rec.columns.size(), true);
+    rec.numeric[0] = false;
+    for (const auto& [name, b] : rows) {
+      std::vector<std::string> cells = {name, us(b.wall_ns())};
+      for (int p = 0; p < kParts; ++p) cells.push_back(us(b.ns[p]));
+      cells.push_back(us(b.gpu_busy_ns));
+      cells.push_back(us(b.gpu_idle_ns()));
+      cells.push_back(us(b.gpu_summed_ns));
+      cells.push_back(b.gpu_busy_ns > 0 ? fmt::format("{:.3f}", double(b.gpu_summed_ns) / b.gpu_busy_ns) : "");
+      rec.rows.push_back(std::move(cells));
+    }
+    return format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
+  }
+  std::string out =
+      "Step time breakdown, us (each moment goes to the first category active: Kernel > Memcpy > Memset > "
+      "Communication > Runtime > DataLoader > CPU Exec > Other; the parts add up to the step's wall time)\n";
+  out += fmt::format("  {:<18} {:>9}", "step", "wall");
+  for (int p = 0; p < kParts; ++p) out += fmt::format(" {:>9}", p == 3 ? "Comm" : part_name(static_cast<Part>(p)));
+  out += "\n";
+  for (const auto& [name, b] : rows) {
+    out += fmt::format("  {:<18} {:>9}", shortened(printable(name), 18), us(b.wall_ns()));
+    for (int p = 0; p < kParts; ++p) out += fmt::format(" {:>9}", us(b.ns[p]));
+    out += "\n";
+  }
+  const TimeBreakdown& last = rows.back().second;
+  if (last.wall_ns() > 0) {
+    out += fmt::format("  {:<18} {:>9}", "  % of wall", "100%");
+    for (int p = 0; p < kParts; ++p) out += fmt::format(" {:>8.1f}%", 100.0 * last.ns[p] / last.wall_ns());
+    out += "\n";
+  }
+  out += "\nGPU per step, us (kernels, copies and sets of every stream; summed: their durations added up, so summed / "
+         "busy above 1 is work that ran at once on several streams)\n";
+  out += fmt::format("  {:<18} {:>9} {:>9} {:>9} {:>9} {:>11}\n", "step", "wall", "busy", "idle", "summed",
+                     "summed/busy");
+  for (const auto& [name, b] : rows) {
+    out += fmt::format("  {:<18} {:>9} {:>9} {:>9} {:>9} {:>11}\n", shortened(printable(name), 18), us(b.wall_ns()),
+                       us(b.gpu_busy_ns), us(b.gpu_idle_ns()), us(b.gpu_summed_ns),
+                       b.gpu_busy_ns > 0 ? fmt::format("{:.2f}x", double(b.gpu_summed_ns) / b.gpu_busy_ns) : "-");
+  }
+  return out;
+}
+
+}  // namespace ladder

@@ -1,0 +1,256 @@
+// See kernels_view.h.
+#include "trace/kernels_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <unordered_map>
+
+#include "trace/text.h"
+#include "trace/work.h"
+
+namespace ladder {
+
+bool uses_tensor_cores(const std::string& kernel_name) {
+  std::string n = kernel_name;
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
+  if (has("simt")) return false;
+  for (const char* s : {"nvjet", "wgmma", "hmma", "imma", "tensorop", "cutlass", "flash", "fmha", "884gemm",
+                        "1688gemm", "16816gemm"}) {
+    if (has(s)) return true;
+  }
+  return has("xmma") && !(has("f32f32_f32f32_f32") && !has("tf32"));
+}
+
+namespace {
+
+// Why a row has no GB/s or TFLOP/s: the footnotes, in this order.
+enum Why { kNone = -1, kNoOp, kNoShapes, kNoFormula, kSplit, kNoBytes, kCopy, kNoFlops, kWhyCount };
+const char* const kWhyText[kWhyCount] = {
+    "no op launched it (no \"External id\" or correlation ties it to a cpu_op)",
+    "its op has no \"Input Dims\" (recorded without record_shapes=True)",
+    "no formula for its op and shapes (trace/work.h knows mm, addmm, matmul, linear, add, mul, gelu)",
+    "its op launched more than one kernel: the op's work does not say how it splits between them",
+    "a copy or set whose \"bytes\" the trace does not hold",
+    "a copy or set: its own bytes per second; no % (a host copy is bound by the link, not the GPU's memory)",
+    "an elementwise op: bytes, no FLOPs",
+};
+
+struct Row {
+  std::string name, op, cat;
+  int calls = 0;
+  int64_t total_ns = 0, first_ts = 0;
+  // The calls whose work is known: their work and their time, so the rate is the work over the time it took.
+  double bytes = 0, flops = 0;
+  int64_t rated_ns = 0;
+  int rated = 0;
+  bool flops_known = false;
+  int why = kNone;
+  bool tensor_cores = false;
+  bool copy = false;
+};
+
+// The work of GPU activity i, or the reason there is none.
+int work_of(const TraceIndex& index, int i, const std::unordered_map<int, int>& kernels_per_op, Work* w) {
+  const Event& e = index.event(i);
+  if (e.cat != Cat::Kernel) {
+    if (e.gpu.bytes <= 0) return kNoBytes;
+    *w = Work{0, static_cast<double>(e.gpu.bytes)};
+    return kNone;
+  }
+  const int op = index.op_of(i);
+  if (op < 0) return kNoOp;
+  const Event& o = index.event(op);
+  if (o.input_dims.empty()) return kNoShapes;
+  if (!op_work(o, w)) return kNoFormula;
+  if (kernels_per_op.at(op) > 1) return kSplit;
+  return kNone;
+}
+
+std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
+
+}  // namespace
+
+std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) {
+  const Trace& t = index.trace();
+  std::vector<int> acts;
+  if (opt.step >= 0) {
+    acts = index.gpu_activities(opt.step);
+  } else {
+    for (size_t i = 0; i < t.events.size(); ++i) {
+      if (is_gpu_activity(t.events[i].cat)) acts.push_back(static_cast<int>(i));
+    }
+    std::stable_sort(acts.begin(), acts.end(), [&](int a, int b) { return index.event(a).ts_ns < index.event(b).ts_ns; });
+  }
+  // How many kernels each op launched (over the whole trace: an op's kernels are all in its step).
+  std::unordered_map<int, int> kernels_per_op;
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    if (t.events[i].cat != Cat::Kernel) continue;
+    if (const int op = index.op_of(static_cast<int>(i)); op >= 0) ++kernels_per_op[op];
+  }
+
+  std::vector<Row> rows;
+  std::map<std::pair<Cat, std::string>, size_t> row_of;
+  int64_t gpu_ns = 0;
+  for (int i : acts) {
+    const Event& e = index.event(i);
+    gpu_ns += e.dur_ns;
+    const int op = index.op_of(i);  // a copy's or set's op too: cuBLAS's memset belongs to its mm
+    const std::string op_name = op >= 0 ? index.event(op).name : "";
+    size_t r = rows.size();
+    if (!opt.all) {
+      auto [it, fresh] = row_of.emplace(std::make_pair(e.cat, e.name), rows.size());
+      r = it->second;
+      if (fresh) rows.emplace_back();
+    } else {
+      rows.emplace_back();
+    }
+    Row& row = rows[r];
+    if (row.calls == 0) {
+      row.name = e.name;
+      row.op = op_name;
+      row.cat = cat_name(e.cat);
+      row.first_ts = e.ts_ns;
+      row.tensor_cores = e.cat == Cat::Kernel && uses_tensor_cores(e.name);
+      row.copy = e.cat != Cat::Kernel;
+    } else if (row.op != op_name) {
+      row.op = "several ops";
+    }
+    ++row.calls;
+    row.total_ns += e.dur_ns;
+    Work w;
+    const int why = work_of(index, i, kernels_per_op, &w);
+    if (why == kNone && e.dur_ns > 0) {
+      row.bytes += w.bytes;
+      row.flops += w.flops;
+      row.flops_known = row.flops_known || w.flops > 0;
+      row.rated_ns += e.dur_ns;
+      ++row.rated;
+    } else if (row.why == kNone) {
+      row.why = why == kNone ? kNoBytes : why;
+    }
+  }
+  if (!opt.all) {
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total_ns > b.total_ns; });
+  }
+
+  // The figures of a row, as text ("" = not derivable).
+  struct Cells {
+    std::string gbps, gbps_pct, tflops, tflops_pct;
+  };
+  auto cells = [&](const Row& r) {
+    Cells c;
+    if (r.rated == 0) return c;
+    const double s = static_cast<double>(r.rated_ns) * 1e-9;
+    const double gbps = r.bytes / s / 1e9, tflops = r.flops / s / 1e12;
+    c.gbps = gbps >= 10 || gbps == 0 ? fixed(gbps, 0) : fmt::format("{:.2g}", gbps);
+    if (opt.peak.gbps > 0 && !r.copy) c.gbps_pct = fixed(100 * gbps / opt.peak.gbps, 1);
+    if (r.flops_known) {
+      c.tflops = fixed(tflops, 2);
+      if (opt.peak.tflops > 0) c.tflops_pct = fixed(100 * tflops / opt.peak.tflops, 1);
+    }
+    return c;
+  };
+  // The footnote a row's "-" points to: the first reason one of its calls had none, or why a column is empty.
+  auto note_of = [&](const Row& r) {
+    if (r.rated == 0) return r.why;
+    if (r.copy) return static_cast<int>(kCopy);
+    if (!r.flops_known) return static_cast<int>(kNoFlops);
+    return r.rated < r.calls ? r.why : static_cast<int>(kNone);
+  };
+
+  if (opt.format != OutputFormat::Text) {
+    Records rec;
+    rec.columns = {"name", "op", "category", "calls", "total_us", "mean_us", "gpu_pct", "bytes", "flops", "gbps",
+                   "gbps_pct", "tflops", "tflops_pct", "tensor_cores", "rated_calls", "note"};
+    rec.numeric = {false, false, false, true, true, true, true, true, true, true, true, true, true, false, true, false};
+    for (const Row& r : rows) {
+      const Cells c = cells(r);
+      const int note = note_of(r);
+      rec.rows.push_back({r.name, r.op, r.cat, std::to_string(r.calls), fmt::format("{:.3f}", r.total_ns / 1e3),
+                          fmt::format("{:.3f}", r.total_ns / 1e3 / r.calls),
+                          gpu_ns > 0 ? fmt::format("{:.2f}", 100.0 * r.total_ns / gpu_ns) : "",
+                          r.rated ? fmt::format("{:.0f}", r.bytes) : "",
+                          r.rated && r.flops_known ? fmt::format("{:.0f}", r.flops) : "", c.gbps, c.gbps_pct, c.tflops,
+                          c.tflops_pct, r.copy ? "" : r.tensor_cores ? "yes" : "no", std::to_string(r.rated),
+                          note == kNone ? "" : kWhyText[note]});
+    }
+    return opt.format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
+  }
+
+  // Footnote marks: [1], [2], ... in the order the reasons are first needed.
+  std::vector<int> used;
+  bool partial = false;
+  auto mark = [&](int why) -> std::string {
+    if (why == kNone) return "";
+    auto it = std::find(used.begin(), used.end(), why);
+    if (it == used.end()) {
+      used.push_back(why);
+      it = used.end() - 1;
+    }
+    return fmt::format("[{}]", it - used.begin() + 1);
+  };
+  auto dash = [](const std::string& s, const std::string& m) { return s.empty() ? "-" + m : s; };
+
+  std::string out;
+  const std::string gb_h = opt.peak.gbps > 0 ? opt.gbps_peak_label : "";
+  const std::string tf_h = opt.peak.tflops > 0 ? opt.tflops_peak_label : "";
+  const int numbers = opt.compact ? 10 + 10 + 9 + 10 + 9 : 7 + 11 + 10 + 7 + 10 + 9 + 10 + 9 + 4;
+  const size_t name_w = static_cast<size_t>(std::max(30, opt.width - 2 - numbers));
+  auto label = [&](const Row& r) {
+    const std::string op = r.op.empty() ? (r.copy ? "" : " (?)") : " (" + printable(r.op) + ")";
+    return shortened(kernel_display_name(printable(r.name)), name_w > op.size() + 8 ? name_w - op.size() : 8) + op;
+  };
+  if (!opt.compact) {
+    if (opt.peak.tflops > 0 || opt.peak.gbps > 0) {
+      out += fmt::format("peak: {}: {} TFLOP/s, {} GB/s{}\n", opt.peak.gpu,
+                         opt.peak.tflops > 0 ? fmt::format("{:g}", opt.peak.tflops) : "-",
+                         opt.peak.gbps > 0 ? fmt::format("{:g}", opt.peak.gbps) : "-",
+                         opt.peak.source.empty() ? "" : " (" + opt.peak.source + ")");
+    } else {
+      out += "peak: none (the trace names no GPU of known peaks; give --peak-tflops and --peak-gbps for % columns)\n";
+    }
+  }
+  if (opt.compact) {
+    out += fmt::format("  {:<{}} {:>9} {:>9} {:>8} {:>9} {:>8}\n", "kernel (op)", name_w, "time", "GB/s",
+                       opt.gbps_peak_label, "TFLOP/s", opt.tflops_peak_label);
+  } else {
+    out += fmt::format("  {:<{}} {:>6} {:>10} {:>9} {:>6} {:>9} {:>8} {:>9} {:>8} {:>3}\n",
+                       opt.all ? "kernel, copy or set (op)" : "kernel, copy or set (op)", name_w, "calls", "total us",
+                       "mean us", "% GPU", "GB/s", gb_h, "TFLOP/s", tf_h, "TC");
+  }
+  for (const Row& r : rows) {
+    const Cells c = cells(r);
+    // A partly rated row: the figure is over the calls whose work is known ("*"), the mark says why not all.
+    const std::string part = r.rated > 0 && r.rated < r.calls ? "*" + mark(r.why) : "";
+    partial = partial || !part.empty();
+    const std::string gbps = r.rated == 0 ? "-" + mark(r.why) : c.gbps + part;
+    const std::string tflops = r.rated == 0 ? "-" + mark(r.why)
+                               : r.copy     ? "-" + mark(kCopy)
+                               : !r.flops_known ? "-" + mark(kNoFlops)
+                                                : c.tflops + part;
+    const std::string gpct = gb_h.empty() && !opt.compact ? "" : dash(c.gbps_pct, "");
+    const std::string tpct = tf_h.empty() && !opt.compact ? "" : dash(c.tflops_pct, "");
+    if (opt.compact) {
+      out += fmt::format("  {:<{}} {:>7.1f}us {:>9} {:>8} {:>9} {:>8}\n", label(r), name_w, r.total_ns / 1e3, gbps,
+                         gpct + (c.gbps_pct.empty() ? "" : "%"), tflops, tpct + (c.tflops_pct.empty() ? "" : "%"));
+    } else {
+      out += fmt::format("  {:<{}} {:>6} {:>10.1f} {:>9.2f} {:>5.1f}% {:>9} {:>8} {:>9} {:>8} {:>3}\n", label(r),
+                         name_w, r.calls, r.total_ns / 1e3, r.total_ns / 1e3 / r.calls,
+                         gpu_ns > 0 ? 100.0 * r.total_ns / gpu_ns : 0.0, gbps, gpct, tflops, tpct,
+                         r.copy ? "" : r.tensor_cores ? "yes" : "no");
+    }
+  }
+  if (!opt.compact) {
+    out += fmt::format("  {} GPU activities, {:.1f} us of GPU time{}\n", acts.size(), gpu_ns / 1e3,
+                       rows.empty() ? " (the trace holds no kernel, copy or set)" : "");
+  }
+  if (partial) out += "  * over the calls whose work is known; the mark beside it says why the others' is not\n";
+  for (size_t k = 0; k < used.size(); ++k) out += fmt::format("  [{}] {}\n", k + 1, kWhyText[used[k]]);
+  return out;
+}
+
+}  // namespace ladder
