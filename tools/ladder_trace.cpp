@@ -169,6 +169,9 @@ int main(int argc, char** argv) {
   summary->add_option("--filter", table.filter, "only rows whose name contains this regular expression (ECMAScript)");
   summary->add_flag("--csv", csv, "the table as CSV (times in us, memory in bytes)");
   summary->add_flag("--json", json, "the table as a JSON list of rows");
+  bool steps_only = false;
+  summary->add_flag("--steps", steps_only,
+                    "only the per-step table (kernels, wall, GPU busy, CPU launch and sync), also as --csv/--json");
   max_json_option(summary);
 
   CLI::App* tl = app.add_subcommand("timeline", "one step drawn as CPU and GPU lanes");
@@ -183,6 +186,8 @@ int main(int argc, char** argv) {
   max_json_option(diff);
   std::string diff_step;
   diff->add_option("--step", diff_step, "compare this step of both (3 = ProfilerStep#3; default: the mean over all steps)");
+  diff->add_flag("--csv", csv, "the rows and the step figures as CSV (times in us per step, bytes)");
+  diff->add_flag("--json", json, "the rows and the step figures as a JSON list");
 
   CLI::App* svg = app.add_subcommand("svg", "one step, a window or one op's subtree drawn as an SVG picture");
   SvgOptions svg_opt;
@@ -264,7 +269,9 @@ int main(int argc, char** argv) {
         const Trace part = one_step(whole, find_step(whole, step_name, r.path));
         const TraceIndex index(part);
         if (folder) fmt::print("{}== rank {}: {} ==\n", &r == &ranks.front() ? "" : "\n", r.rank, r.path);
-        if (table.format != OutputFormat::Text) {
+        if (steps_only) {
+          fmt::print("{}", regime_table(index, table.format));
+        } else if (table.format != OutputFormat::Text) {
           fmt::print("{}", summary_table(index, table));
         } else {
           if (!step_name.empty()) fmt::print("{} of {}\n", whole.steps()[find_step(whole, step_name, r.path)].name, r.path);
@@ -277,7 +284,7 @@ int main(int argc, char** argv) {
       fmt::print("{}", timeline(t, find_step(index, step_name, file), width ? width : terminal_width()));
     } else if (*diff) {
       const Trace t = load(file);
-      fmt::print("{}", diff_traces(t, load(file_b), file, file_b, diff_step));
+      fmt::print("{}", diff_traces(t, load(file_b), file, file_b, diff_step, table.format));
     } else if (*svg) {
       const Trace t = load(file);
       if (*from) svg_opt.from_us = from_us;
