@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
+#include <unordered_set>
 #include <vector>
 
 #include "trace/index.h"
@@ -61,7 +61,8 @@ TraceSummary summarize(const Trace& t, const std::string& step, const std::strin
   bool has_shapes = false;
   for (const Event& e : t.events) has_shapes = has_shapes || !e.input_dims.empty();
   double no_op = 0, no_op_graph = 0, no_shapes = 0;
-  std::vector<std::string> no_formula;
+  std::vector<std::string> no_formula;  // in order of appearance, each once (the set: a hostile trace may hold a
+  std::unordered_set<std::string> no_formula_seen;  // million distinct op names, and a search per kernel is quadratic)
   for (const StepStats& st : steps) {
     s.step_us += st.dur_ns / 1e3;
     s.busy_us += st.gpu_busy_ns / 1e3;
@@ -98,7 +99,7 @@ TraceSummary summarize(const Trace& t, const std::string& step, const std::strin
         if (launch >= 0 && is_graph_launch(t.events[static_cast<size_t>(launch)])) no_op_graph += 1;
       } else if (!has_shapes) {
         no_shapes += 1;
-      } else if (std::find(no_formula.begin(), no_formula.end(), op->name) == no_formula.end()) {
+      } else if (no_formula_seen.insert(op->name).second) {
         no_formula.push_back(op->name);
       }
     }
