@@ -10,6 +10,7 @@ stays that of one copy.
 
   python3 bench/make_big_trace.py --size 1G --out /tmp/big.json
   python3 bench/make_big_trace.py --steps 40000 --src common/trace/tests/data/torch211/cudagraph_mlp.json --out /tmp/steps.json
+  python3 bench/make_big_trace.py --size 128M --rank 3 --world-size 8 --out /tmp/ranks/rank3.json   # one rank of 8
 """
 import argparse
 import decimal
@@ -49,6 +50,8 @@ def main():
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--size", type=size_arg, help="stop after the copy that makes the file at least this large")
     g.add_argument("--steps", type=int, help="stop after the copy that makes at least this many ProfilerSteps")
+    p.add_argument("--rank", type=int, help="write distributedInfo with this rank, as torch.distributed runs do")
+    p.add_argument("--world-size", type=int, default=1, help="distributedInfo's world_size, with --rank")
     args = p.parse_args()
 
     # Numbers as Decimal: a timestamp like 4463397055646.934 us has 16 digits, more than a double keeps exactly, and
@@ -56,6 +59,8 @@ def main():
     with open(args.src) as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     events = doc.pop("traceEvents")
+    if args.rank is not None:
+        doc["distributedInfo"] = {"backend": "nccl", "rank": args.rank, "world_size": args.world_size}
     once = [e for e in events if e.get("ph") == "M" or e.get("cat") == "Trace"]
     body = [e for e in events if not (e.get("ph") == "M" or e.get("cat") == "Trace")]
     timed = [e for e in body if "ts" in e]

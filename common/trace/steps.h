@@ -25,8 +25,14 @@ std::vector<StepStats> step_stats(const TraceIndex& index);
 std::vector<StepStats> step_stats(const Trace& trace);
 
 // "Per step: is the GPU waiting for the CPU, or the CPU for the GPU?": kernels, wall time, GPU busy time and its share,
-// CPU time in launch calls and in synchronizing, one row per step.
+// CPU time in launch calls and in synchronizing, one row per step. OutputFormat::Csv / Json: the same rows as records
+// for pandas or a CI check, with the columns step, kernels, wall_us, gpu_busy_us, busy_pct, cpu_launch_us, cpu_sync_us
+// (a trace without ProfilerStep has one row, step "whole trace").
+// (OutputFormat is declared here, not included: trace/records.h's Records would meet profiler/records.h's in the
+// files that include both this and the profiler.)
+enum class OutputFormat;
 std::string regime_table(const TraceIndex& index);
+std::string regime_table(const TraceIndex& index, OutputFormat format);
 
 // The index in index.steps() of the step named `step`: "3" means ProfilerStep#3, a full name matches itself; -1 if
 // `step` is empty. Throws TraceError naming `trace_name` and listing the steps there are when there is no such step.
