@@ -136,7 +136,7 @@ std::string breakdown_view(const TraceIndex& index, int step, OutputFormat forma
   }
   auto us = [](int64_t ns) { return fmt::format("{:.1f}", ns / 1e3); };
   if (format != OutputFormat::Text) {
-    Records rec;
+    OutputTable rec;
     rec.columns = {"step", "wall_us"};
     for (int p = 0; p < kParts; ++p) {
       std::string c = part_name(static_cast<Part>(p));

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "trace/index.h"
-#include "trace/records.h"
+#include "trace/output_table.h"
 
 namespace ladder {
 

@@ -242,7 +242,7 @@ const char* kind_name(Cat c) { return c == Cat::GpuMemcpy ? "memcpy" : c == Cat:
 
 std::string records(const TraceSummary& sa, const TraceSummary& sb, const std::string& name_a,
                     const std::string& name_b, OutputFormat format) {
-  Records rec;
+  OutputTable rec;
   rec.columns = {"step",    "kind", "change", "name", "op_a",    "op_b",    "count_a",
                  "count_b", "a",    "b",      "unit", "bytes_a", "bytes_b", "note"};
   rec.numeric = {false, false, false, false, false, false, true, true, true, true, false, true, true, false};

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "trace/records.h"
+#include "trace/output_table.h"
 #include "trace/trace.h"
 
 namespace ladder {

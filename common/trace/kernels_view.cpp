@@ -163,7 +163,7 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
   };
 
   if (opt.format != OutputFormat::Text) {
-    Records rec;
+    OutputTable rec;
     rec.columns = {"name", "op", "category", "calls", "total_us", "mean_us", "gpu_pct", "bytes", "flops", "gbps",
                    "gbps_pct", "tflops", "tflops_pct", "tensor_cores", "rated_calls", "note"};
     rec.numeric = {false, false, false, true, true, true, true, true, true, true, true, true, true, false, true, false};

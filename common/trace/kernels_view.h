@@ -13,7 +13,7 @@
 
 #include "trace/index.h"
 #include "trace/peaks.h"
-#include "trace/records.h"
+#include "trace/output_table.h"
 
 namespace ladder {
 

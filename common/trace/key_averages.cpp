@@ -332,7 +332,7 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
 
   if (opt.format != OutputFormat::Text) {
     // Numbers for a program: times in microseconds as torch sums them, memory in bytes; no rounding, no units.
-    Records rec;
+    OutputTable rec;
     rec.columns = {"name"};
     if (opt.group_by_input_shape) rec.columns.push_back("input_shapes");
     for (const char* c : {"calls", "self_cpu_us", "cpu_total_us", "self_cuda_us", "cuda_total_us", "cpu_memory_bytes",

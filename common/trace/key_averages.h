@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/records.h"
+#include "trace/output_table.h"
 
 #include "trace/index.h"
 #include "trace/trace.h"

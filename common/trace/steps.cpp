@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "base/error.h"
-#include "trace/records.h"
+#include "trace/output_table.h"
 #include "trace/text.h"
 
 namespace ladder {
@@ -53,7 +53,7 @@ std::string regime_table(const TraceIndex& index) { return regime_table(index, O
 
 std::string regime_table(const TraceIndex& index, OutputFormat format) {
   if (format != OutputFormat::Text) {
-    Records rec;
+    OutputTable rec;
     rec.columns = {"step", "kernels", "wall_us", "gpu_busy_us", "busy_pct", "cpu_launch_us", "cpu_sync_us"};
     rec.numeric = {false, true, true, true, true, true, true};
     for (const StepStats& s : step_stats(index)) {

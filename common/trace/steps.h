@@ -28,9 +28,7 @@ std::vector<StepStats> step_stats(const Trace& trace);
 // CPU time in launch calls and in synchronizing, one row per step. OutputFormat::Csv / Json: the same rows as records
 // for pandas or a CI check, with the columns step, kernels, wall_us, gpu_busy_us, busy_pct, cpu_launch_us, cpu_sync_us
 // (a trace without ProfilerStep has one row, step "whole trace").
-// (OutputFormat is declared here, not included: trace/records.h's Records would meet profiler/records.h's in the
-// files that include both this and the profiler.)
-enum class OutputFormat;
+enum class OutputFormat;  // trace/output_table.h
 std::string regime_table(const TraceIndex& index);
 std::string regime_table(const TraceIndex& index, OutputFormat format);
 

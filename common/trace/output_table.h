@@ -7,14 +7,14 @@
 
 namespace ladder {
 
-struct Records {
+struct OutputTable {
   std::vector<std::string> columns;
   std::vector<bool> numeric;                   // per column: written as a JSON number (else a string)
   std::vector<std::vector<std::string>> rows;  // each as many cells as columns; an empty numeric cell is null
 };
 
-std::string to_csv(const Records& r);
-std::string to_json(const Records& r);
+std::string to_csv(const OutputTable& r);
+std::string to_json(const OutputTable& r);
 
 // One of "text", "csv", "json" (the --csv/--json flags of ladder-trace).
 enum class OutputFormat { Text, Csv, Json };

@@ -1,5 +1,5 @@
 // See records.h.
-#include "trace/records.h"
+#include "trace/output_table.h"
 
 #include <fmt/format.h>
 
@@ -33,7 +33,7 @@ std::string json_string(const std::string& s) {
 
 }  // namespace
 
-std::string to_csv(const Records& r) {
+std::string to_csv(const OutputTable& r) {
   std::string out;
   for (size_t c = 0; c < r.columns.size(); ++c) out += (c ? "," : "") + csv_cell(r.columns[c]);
   out += "\n";
@@ -44,7 +44,7 @@ std::string to_csv(const Records& r) {
   return out;
 }
 
-std::string to_json(const Records& r) {
+std::string to_json(const OutputTable& r) {
   std::string out = "[";
   for (size_t i = 0; i < r.rows.size(); ++i) {
     out += i ? ",\n {" : "\n {";
