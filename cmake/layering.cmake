@@ -3,7 +3,7 @@
 #     chapter -> gpu -> profiler -> {trace, cuda} -> base
 # A file of room R may include, by room ("trace/trace.h"), only R and the rooms below it:
 #     base      base                                   and the C++ and C standard library (and POSIX) only
-#     trace     base, trace                            + fmt: no CUDA, CUPTI or NVTX header, so it builds without CUDA
+#     trace     base, trace                            + fmt, zlib: no CUDA, CUPTI or NVTX header, so it builds without CUDA
 #     cuda      base, cuda                             + CUDA, cuBLAS, CUPTI headers
 #     profiler  base, cuda, trace, profiler            + CUDA, CUPTI, NVTX headers, fmt
 #     gpu       base, cuda, trace, profiler, gpu       + the same
@@ -22,12 +22,12 @@ set(below_chapter base cuda trace profiler gpu chapter)
 # Third-party and CUDA headers each room may use (besides the standard library), by the include's first path part.
 set(cuda_headers "cuda|cupti|cublas|nvtx|nvToolsExt|curand|cufft|nvrtc|thrust/|cub/|cute/|cutlass/")
 set(third_base "")
-set(third_trace "fmt/")
+set(third_trace "fmt/|zlib")
 set(third_cuda "${cuda_headers}")
 set(third_profiler "${cuda_headers}|fmt/")
 set(third_gpu "${cuda_headers}|fmt/")
 set(third_chapter "${cuda_headers}|fmt/|CLI/")
-set(known_third "${cuda_headers}|fmt/|CLI/|nlohmann/|gtest/|gmock/")
+set(known_third "${cuda_headers}|fmt/|zlib|CLI/|nlohmann/|gtest/|gmock/")
 
 set(broken "")
 set(count 0)
