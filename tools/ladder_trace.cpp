@@ -8,6 +8,7 @@
 //   ladder-trace open FILE              the file in the Perfetto UI: prints its link, serves it once on 127.0.0.1:9001
 //   ladder-trace kernels FILE|FOLDER|-  every kernel, copy and set: time, % of GPU time, GB/s and TFLOP/s vs a peak
 //   ladder-trace breakdown FILE|FOLDER|- per step: where the wall time went, GPU idle time, stream concurrency
+//   ladder-trace ranks FOLDER           per step and rank: step time, communication vs computation, who waits for whom
 //
 // Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
 #include <fmt/format.h>
@@ -36,6 +37,7 @@
 #include "trace/key_averages.h"
 #include "trace/kernels_view.h"
 #include "trace/ranks.h"
+#include "trace/ranks_view.h"
 #include "trace/steps.h"
 #include "trace/svg.h"
 #include "trace/text.h"
@@ -246,6 +248,14 @@ int main(int argc, char** argv) {
   breakdown->add_flag("--json", json, "the table as a JSON list of rows");
   max_json_option(breakdown);
 
+  CLI::App* ranks_cmd = app.add_subcommand(
+      "ranks", "a folder of ranks: step time per rank, communication vs computation, who waits for whom");
+  ranks_cmd->add_option("folder", file, "a folder of traces, one per rank (a single file is one rank)")->required();
+  ranks_cmd->add_option("--step", step_name, "only ProfilerStep#N (3 = ProfilerStep#3)");
+  ranks_cmd->add_flag("--csv", csv, "one record per step and rank, as CSV (times in us)");
+  ranks_cmd->add_flag("--json", json, "one record per step and rank, as a JSON list");
+  max_json_option(ranks_cmd);
+
   if (const std::string bad = unknown_word(argc, argv, app); !bad.empty()) {
     fmt::print(stderr, "error: {}\n", bad);
     return 2;
@@ -261,7 +271,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
         const CLI::App* sub = nullptr;
-        for (const CLI::App* s : {summary, tl, diff, svg, op, kernels, breakdown}) {
+        for (const CLI::App* s : {summary, tl, diff, svg, op, kernels, breakdown, ranks_cmd}) {
           if (std::find(argv + 1, argv + argc, s->get_name()) != argv + argc) sub = s;
         }
         fmt::print("{}", sub ? sub->help(argv[0]) : app.help());
@@ -357,6 +367,8 @@ int main(int argc, char** argv) {
         }
         fmt::print("{}", kernels_view(index, kernel_opt));
       }
+    } else if (*ranks_cmd) {
+      fmt::print("{}", ranks_view(load_rank_figures(file, max_json), step_name, table.format));
     } else if (*tl) {
       const Trace t = load(file);
       const TraceIndex index(t);
