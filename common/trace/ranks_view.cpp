@@ -265,7 +265,8 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
   }
 
   std::string out = fmt::format("{} rank{}:", n_ranks, n_ranks == 1 ? "" : "s");
-  for (const RankFigures& r : ranks) out += fmt::format(" {}={}", r.rank, printable(std::filesystem::path(r.path).filename().string()));
+  for (const RankFigures& r : ranks)
+    out += fmt::format(" {}={}", r.rank, printable(std::filesystem::path(r.path).filename().string()));
   out += "\n\nStep time per rank, us (the step's wall time on the CPU; * the slowest rank)\n";
   const bool wide = n_ranks <= 8;  // a column per rank; more ranks: the fastest and the slowest only
   out += fmt::format("  {:<18}", "step");
@@ -290,8 +291,8 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
                                                 : std::string("- "));
     }
     if (!wide) out += fmt::format(" {:>11} {:>11}", us(lo), us(n ? sum / n : 0));
-    out += fmt::format(" {:>8} {:>11}\n", slowest[k] >= 0 ? std::to_string(ranks[static_cast<size_t>(slowest[k])].rank) : "-",
-                       us(lo < 0 ? 0 : hi - lo));
+    const std::string slow = slowest[k] >= 0 ? std::to_string(ranks[static_cast<size_t>(slowest[k])].rank) : "-";
+    out += fmt::format(" {:>8} {:>11}\n", slow, us(lo < 0 ? 0 : hi - lo));
   }
 
   out += "\nComputation and communication per rank, us (the TensorBoard plugin's Distributed view: computation = "

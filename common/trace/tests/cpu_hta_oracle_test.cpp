@@ -27,8 +27,9 @@
 //     GPU as a whole sat idle 126.6 us of HTA's window.
 //  4. Communication on gloo. HTA counts only GPU kernels named ^nccl.*Kernel, so on the gloo run it has no
 //     communication and its overlap is 0/0 (null in the file); the Distributed view, and ours, count gloo:* ranges.
-//  5. Waits in collectives: HTA 0.5.0 has none for gloo (its straggler analysis looks only at kernels named ncclKernel*), so
-//     the rank view's waits are held against figures worked out by hand from the trace's gloo:all_reduce ranges.
+//  5. Waits in collectives: HTA 0.5.0 has none for gloo (its straggler analysis looks only at kernels named
+//     ncclKernel*), so the rank view's waits are held against figures worked out by hand from the gloo:all_reduce
+//     ranges of the trace.
 #include <gtest/gtest.h>
 
 #include <filesystem>
