@@ -11,9 +11,15 @@ stays that of one copy.
   python3 bench/make_big_trace.py --size 1G --out /tmp/big.json
   python3 bench/make_big_trace.py --steps 40000 --src common/trace/tests/data/torch211/cudagraph_mlp.json --out /tmp/steps.json
   python3 bench/make_big_trace.py --size 128M --rank 3 --world-size 8 --out /tmp/ranks/rank3.json   # one rank of 8
+  python3 bench/make_big_trace.py --size 1G --memory --out /tmp/mem.json   # a profile_memory trace: [memory] events
+
+--memory repeats the profile_memory training step of common/trace/tests/data/torch211_user/memory instead (a gzip
+--src is read as such): its [memory] instants are copied with the rest, so every copy allocates and frees what the
+recorded steps did, at the same addresses and with the same "Total Allocated" and "Total Reserved".
 """
 import argparse
 import decimal
+import gzip
 import json
 import os
 import re
@@ -21,6 +27,7 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SRC = os.path.join(REPO, "common/trace/tests/data/torch211/transformer_fwd_bwd.json")
+MEMORY_SRC = os.path.join(REPO, "common/trace/tests/data/torch211_user/memory/memory.1795494522131211083.pt.trace.json.gz")
 ID_ARGS = ("External id", "correlation", "Record function id", "Sequence number", "Ev Idx", "Python id",
            "Python parent id")
 
@@ -52,11 +59,16 @@ def main():
     g.add_argument("--steps", type=int, help="stop after the copy that makes at least this many ProfilerSteps")
     p.add_argument("--rank", type=int, help="write distributedInfo with this rank, as torch.distributed runs do")
     p.add_argument("--world-size", type=int, default=1, help="distributedInfo's world_size, with --rank")
+    p.add_argument("--memory", action="store_true", help="repeat the profile_memory step ([memory] events) instead")
     args = p.parse_args()
+    if args.memory:
+        args.src = MEMORY_SRC
 
     # Numbers as Decimal: a timestamp like 4463397055646.934 us has 16 digits, more than a double keeps exactly, and
     # the copies must keep torch's nanoseconds.
-    with open(args.src) as f:
+    with open(args.src, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    with (gzip.open(args.src, "rt") if gz else open(args.src)) as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     events = doc.pop("traceEvents")
     if args.rank is not None:

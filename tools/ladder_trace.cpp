@@ -9,6 +9,8 @@
 //   ladder-trace kernels FILE|FOLDER|-  every kernel, copy and set: time, % of GPU time, GB/s and TFLOP/s vs a peak
 //   ladder-trace breakdown FILE|FOLDER|- per step: where the wall time went, GPU idle time, stream concurrency
 //   ladder-trace ranks FOLDER           per step and rank: step time, communication vs computation, who waits for whom
+//   ladder-trace memory FILE            per step and device: peak allocated/reserved, what was alive at the peak, per op
+//   ladder-trace svg --memory FILE -o OUT.svg   the allocated and reserved curves per device
 //
 // Example: ladder-trace diff traces/reference/h100/03_simple_mlp.json traces/reference/h100/03_fused_mlp.json
 #include <fmt/format.h>
@@ -36,6 +38,8 @@
 #include "trace/json_read.h"
 #include "trace/key_averages.h"
 #include "trace/kernels_view.h"
+#include "trace/memory_svg.h"
+#include "trace/memory_view.h"
 #include "trace/ranks.h"
 #include "trace/ranks_view.h"
 #include "trace/steps.h"
@@ -217,6 +221,8 @@ int main(int argc, char** argv) {
   svg->add_option("--focus", svg_opt.focus,
                   "only this op's subtree and its GPU work: NAME is the first in the step, NAME#K the K-th");
   svg->add_option("--width", svg_opt.width, "pixels across (default 1200)")->check(CLI::Range(400, 20000));
+  bool svg_memory = false;
+  svg->add_flag("--memory", svg_memory, "draw the allocated and reserved memory per device (a profile_memory trace)");
 
   CLI::App* op = app.add_subcommand("open", "the file in the Perfetto UI: prints the link, serves the file once on "
                                                "127.0.0.1:9001, opens a browser where there is one");
@@ -256,6 +262,15 @@ int main(int argc, char** argv) {
   ranks_cmd->add_flag("--json", json, "one record per step and rank, as a JSON list");
   max_json_option(ranks_cmd);
 
+  CLI::App* memory = app.add_subcommand("memory", "per step and device: peak allocated and reserved, the blocks alive at "
+                                                   "the peak and the op that made each, per-op allocation statistics");
+  memory->add_option("file", file, "trace file recorded with profile_memory=True (.json or .json.gz), or -")->required();
+  memory->add_option("--step", step_name, "only ProfilerStep#N (3 = ProfilerStep#3)");
+  memory->add_option("--width", width, "characters across (default: the terminal's width)")->check(CLI::Range(40, 1000));
+  memory->add_flag("--csv", csv, "the peaks, the blocks alive at each peak and the per-op rows as CSV (bytes, us)");
+  memory->add_flag("--json", json, "the same as a JSON list of rows");
+  max_json_option(memory);
+
   if (const std::string bad = unknown_word(argc, argv, app); !bad.empty()) {
     fmt::print(stderr, "error: {}\n", bad);
     return 2;
@@ -271,7 +286,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
       if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
         const CLI::App* sub = nullptr;
-        for (const CLI::App* s : {summary, tl, diff, svg, op, kernels, breakdown, ranks_cmd}) {
+        for (const CLI::App* s : {summary, tl, diff, svg, op, kernels, breakdown, ranks_cmd, memory}) {
           if (std::find(argv + 1, argv + argc, s->get_name()) != argv + argc) sub = s;
         }
         fmt::print("{}", sub ? sub->help(argv[0]) : app.help());
@@ -376,12 +391,17 @@ int main(int argc, char** argv) {
     } else if (*diff) {
       const Trace t = load(file);
       fmt::print("{}", diff_traces(t, load(file_b), file, file_b, diff_step, table.format));
+    } else if (*memory) {
+      const Trace t = load(file);
+      const TraceIndex index(t);
+      fmt::print("{}", memory_view(index, find_step(index, step_name, file), table.format,
+                                   width ? width : terminal_width()));
     } else if (*svg) {
       const Trace t = load(file);
       if (*from) svg_opt.from_us = from_us;
       if (*to) svg_opt.to_us = to_us;
       svg_opt.title = file.substr(file.find_last_of('/') + 1);  // the base name: the same bytes from any folder
-      const std::string picture = trace_svg(TraceIndex(t), svg_opt);
+      const std::string picture = svg_memory ? memory_svg(TraceIndex(t), svg_opt) : trace_svg(TraceIndex(t), svg_opt);
       std::FILE* f = std::fopen(svg_out.c_str(), "wb");
       if (!f) throw UsageError("cannot write " + svg_out + ": " + std::strerror(errno));
       const bool ok = std::fwrite(picture.data(), 1, picture.size(), f) == picture.size();

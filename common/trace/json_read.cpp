@@ -44,7 +44,7 @@ struct RawEvent {
   bool has_ph = false, has_cat = false, has_name = false, has_args = false;
   Num pid, tid, ts, dur;
   Num external_id, correlation, cbid, device, context, stream, registers, shared_memory, blocks_per_sm, warps_per_sm,
-      occupancy, bytes, mem_bytes, mem_device_type, mem_device_id;
+      occupancy, bytes, mem_bytes, mem_device_type, mem_device_id, mem_addr, mem_allocated, mem_reserved, flops;
   Num grid[3], block[3];
   bool has_dims = false, has_strides = false;
   std::vector<std::vector<Num>> dims, strides;
@@ -72,6 +72,10 @@ constexpr ArgSlot kArgSlots[] = {
     {"Bytes", &RawEvent::mem_bytes},  // a [memory] instant (profile_memory=True)
     {"Device Type", &RawEvent::mem_device_type},
     {"Device Id", &RawEvent::mem_device_id},
+    {"Addr", &RawEvent::mem_addr},
+    {"Total Allocated", &RawEvent::mem_allocated},
+    {"Total Reserved", &RawEvent::mem_reserved},
+    {"flops", &RawEvent::flops},  // an op's FLOPs, as torch's with_flops=True counts them
 };
 
 // Chrome trace phases other than "X" (complete events): valid, and not what the tables read. Anything else is counted.
@@ -341,6 +345,9 @@ class Reader : json::Tokenizer {
       m.tid = r.tid.i;
       m.device_type = to_int32(r.mem_device_type, "Device Type", 0);
       m.device_id = to_int32(r.mem_device_id, "Device Id", -1);
+      m.addr = to_int64(r.mem_addr, "Addr", -1);
+      m.total_allocated = to_int64(r.mem_allocated, "Total Allocated", -1);
+      m.total_reserved = to_int64(r.mem_reserved, "Total Reserved", -1);
       trace_.memory.push_back(m);
       return;
     }
@@ -373,6 +380,7 @@ class Reader : json::Tokenizer {
     e.external_id = to_int64(r.external_id, "External id", -1);
     e.correlation = to_int64(r.correlation, "correlation", -1);
     e.cbid = to_int32(r.cbid, "cbid", -1);
+    e.flops = to_int64(r.flops, "flops", -1);
     GpuArgs& g = e.gpu;
     const bool gpu = is_gpu_cat(e.cat);
     g.device = to_int32(r.device, "device", 0);

@@ -28,7 +28,7 @@ bool uses_tensor_cores(const std::string& kernel_name) {
 namespace {
 
 // Why a row has no GB/s or TFLOP/s: the footnotes, in this order.
-enum Why { kNone = -1, kNoOp, kNoShapes, kNoFormula, kSplit, kNoBytes, kCopy, kNoFlops, kWhyCount };
+enum Why { kNone = -1, kNoOp, kNoShapes, kNoFormula, kSplit, kNoBytes, kCopy, kNoFlops, kRecorded, kWhyCount };
 const char* const kWhyText[kWhyCount] = {
     "no op launched it (no \"External id\" or correlation ties it to a cpu_op)",
     "its op has no \"Input Dims\" (recorded without record_shapes=True)",
@@ -37,6 +37,7 @@ const char* const kWhyText[kWhyCount] = {
     "a copy or set whose \"bytes\" the trace does not hold",
     "a copy or set: its own bytes per second; no % (a host copy is bound by the link, not the GPU's memory)",
     "an elementwise op: bytes, no FLOPs",
+    "TFLOP/s from the \"flops\" torch recorded for its op (with_flops=True), where its Input Dims give none",
 };
 
 struct Row {
@@ -48,6 +49,11 @@ struct Row {
   int64_t rated_ns = 0;
   int rated = 0;
   bool flops_known = false;
+  bool recorded = false;  // some of `flops` is the op's recorded "flops", not derived from its shapes
+  // Calls whose work the shapes do not give but whose op recorded its FLOPs (and launched this one kernel).
+  double rec_flops = 0;
+  int64_t rec_ns = 0;
+  int rec_calls = 0;
   int why = kNone;
   bool tensor_cores = false;
   bool copy = false;
@@ -123,6 +129,19 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
     row.total_ns += e.dur_ns;
     Work w;
     const int why = work_of(index, i, kernels_per_op, &w);
+    // torch's with_flops=True records an op's FLOPs ("flops"): they stand in where the shapes give none, for an op
+    // that launched this one kernel (its FLOPs would not say how they split either).
+    const Event* launcher = e.cat == Cat::Kernel && op >= 0 && kernels_per_op.at(op) == 1 ? &index.event(op) : nullptr;
+    const bool recorded = launcher && launcher->flops > 0 && e.dur_ns > 0;
+    if (why == kNone && recorded && w.flops == 0) {
+      w.flops = static_cast<double>(launcher->flops);
+      row.recorded = true;
+    }
+    if (recorded && (why == kNoShapes || why == kNoFormula)) {
+      row.rec_flops += static_cast<double>(launcher->flops);
+      row.rec_ns += e.dur_ns;
+      ++row.rec_calls;
+    }
     if (why == kNone && e.dur_ns > 0) {
       row.bytes += w.bytes;
       row.flops += w.flops;
@@ -143,6 +162,12 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
   };
   auto cells = [&](const Row& r) {
     Cells c;
+    if (r.rated == 0 && r.rec_calls > 0) {  // the recorded FLOPs alone: a TFLOP/s, no GB/s
+      const double tflops = r.rec_flops / (static_cast<double>(r.rec_ns) * 1e-9) / 1e12;
+      c.tflops = fixed(tflops, 2);
+      if (opt.peak.tflops > 0) c.tflops_pct = fixed(100 * tflops / opt.peak.tflops, 1);
+      return c;
+    }
     if (r.rated == 0) return c;
     const double s = static_cast<double>(r.rated_ns) * 1e-9;
     const double gbps = r.bytes / s / 1e9, tflops = r.flops / s / 1e12;
@@ -174,9 +199,14 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
                           fmt::format("{:.3f}", r.total_ns / 1e3 / r.calls),
                           gpu_ns > 0 ? fmt::format("{:.2f}", 100.0 * r.total_ns / gpu_ns) : "",
                           r.rated ? fmt::format("{:.0f}", r.bytes) : "",
-                          r.rated && r.flops_known ? fmt::format("{:.0f}", r.flops) : "", c.gbps, c.gbps_pct, c.tflops,
+                          r.rated && r.flops_known ? fmt::format("{:.0f}", r.flops)
+                          : r.rec_calls              ? fmt::format("{:.0f}", r.rec_flops)
+                                                     : "",
+                          c.gbps, c.gbps_pct, c.tflops,
                           c.tflops_pct, r.copy ? "" : r.tensor_cores ? "yes" : "no", std::to_string(r.rated),
-                          note == kNone ? "" : kWhyText[note]});
+                          note == kNone ? (r.recorded ? kWhyText[kRecorded] : "")
+                                        : r.recorded || (r.rated == 0 && r.rec_calls) ? std::string(kWhyText[note]) + "; " + kWhyText[kRecorded]
+                                                                                      : kWhyText[note]});
     }
     return opt.format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
   }
@@ -226,12 +256,13 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
     const Cells c = cells(r);
     // A partly rated row: the figure is over the calls whose work is known ("*"), the mark says why not all.
     const std::string part = r.rated > 0 && r.rated < r.calls ? "*" + mark(r.why) : "";
-    partial = partial || !part.empty();
+    partial = partial || !part.empty() || (r.rated == 0 && r.rec_calls > 0 && r.rec_calls < r.calls);
     const std::string gbps = r.rated == 0 ? "-" + mark(r.why) : c.gbps + part;
-    const std::string tflops = r.rated == 0 ? "-" + mark(r.why)
+    const std::string tflops = r.rated == 0 && r.rec_calls ? c.tflops + (r.rec_calls < r.calls ? "*" : "") + mark(kRecorded)
+                               : r.rated == 0 ? "-" + mark(r.why)
                                : r.copy     ? "-" + mark(kCopy)
                                : !r.flops_known ? "-" + mark(kNoFlops)
-                                                : c.tflops + part;
+                                                : c.tflops + part + (r.recorded ? mark(kRecorded) : "");
     const std::string gpct = gb_h.empty() && !opt.compact ? "" : dash(c.gbps_pct, "");
     const std::string tpct = tf_h.empty() && !opt.compact ? "" : dash(c.tflops_pct, "");
     if (opt.compact) {

@@ -57,6 +57,8 @@ struct Event {
   int64_t dur_ns = 0;  // >= 0
   int64_t external_id = -1;  // "External id": the innermost op/range that was open when this was launched; -1 = none
   int64_t correlation = -1;  // "correlation": CUPTI correlation id, shared by a launch call and the work it launched
+  // cpu_op only: the "flops" torch's with_flops=True recorded for the op; -1 where the trace holds none.
+  int64_t flops = -1;
   GpuArgs gpu;               // Kernel, GpuMemcpy, GpuMemset only
   // cpu_op only, as torch's record_shapes writes them ("Input Dims", "Input type", "Input Strides").
   std::vector<std::vector<int64_t>> input_dims;
@@ -71,6 +73,11 @@ struct MemoryRecord {
   int64_t ts_ns = 0;
   int64_t bytes = 0;
   int64_t tid = 0;
+  int64_t addr = -1;  // "Addr": pairs a free with its allocation; -1 where there is none ([OutOfMemory], old traces)
+  // The allocator's totals on this device just after this record ("Total Allocated", "Total Reserved"); -1 where the
+  // trace has none (traces before torch 1.10).
+  int64_t total_allocated = -1;
+  int64_t total_reserved = -1;
   int device_type = 0;  // c10::DeviceType: 0 CPU, 1 CUDA (and others torch counts with them: see key_averages.cpp)
   int device_id = -1;
 };

@@ -1,0 +1,285 @@
+// See memory.h. Three passes over the records: the levels in time order (per device), the ops that hold each record
+// (per thread, a sweep over that thread's ops with a stack), and the blocks alive at each window's peak (per device,
+// the open allocations by Addr, copied out at the peak's record).
+#include "trace/memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+
+namespace ladder {
+
+std::string memory_device_name(int device_type, int device_id) {
+  if (device_type == 0) return "CPU";
+  if (device_type == 1) return fmt::format("cuda:{}", device_id);
+  return fmt::format("device type {}:{}", device_type, device_id);
+}
+
+namespace {
+
+// The plugin's is_operator_node: a cpu_op, less the ranges that wrap other ops' work.
+bool is_operator(const Event& e) {
+  if (e.cat != Cat::CpuOp) return false;
+  const std::string_view n = e.name;
+  auto starts = [&](std::string_view p) { return n.substr(0, p.size()) == p; };
+  if (starts("enumerate(DataLoader)#") && n.size() >= 9 && n.substr(n.size() - 9) == ".__next__") return false;
+  return !starts("enumerate(DataPipe)#") && !starts("Optimizer.") && n != "DataParallel.forward" &&
+         n != "DistributedDataParallel.forward";
+}
+
+struct OpKey {
+  int window, device, name;
+  bool operator==(const OpKey& o) const { return window == o.window && device == o.device && name == o.name; }
+};
+struct OpKeyHash {
+  size_t operator()(const OpKey& k) const {
+    return std::hash<int64_t>()((int64_t{k.window} << 32) ^ (int64_t{k.device} << 24) ^ k.name);
+  }
+};
+
+}  // namespace
+
+MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
+  const Trace& t = index.trace();
+  const std::vector<MemoryRecord>& rec = t.memory;
+  const size_t n = rec.size();
+  MemoryReport rep;
+  rep.whole_trace = index.whole_trace() || all_records;
+  rep.records = static_cast<int64_t>(n);
+  if (n == 0) return rep;
+
+  // The windows: the steps asked for, each [ts, end]; a trace without steps is one window over every record.
+  struct Window {
+    int step;
+    int64_t t0, t1;
+  };
+  std::vector<Window> windows;
+  const auto& steps = index.steps();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  if (all_records) windows.push_back({-1, kMin, kMax});
+  for (size_t s = 0; s < steps.size() && !all_records; ++s) {
+    if (k >= 0 && static_cast<int>(s) != k) continue;
+    if (index.whole_trace()) {
+      windows.push_back({static_cast<int>(s), kMin, kMax});
+    } else {
+      windows.push_back({static_cast<int>(s), steps[s].ts_ns, steps[s].end_ns});
+    }
+  }
+  // The window of time `ts`, or -1 (steps do not overlap: the last one starting at or before ts, if it holds ts).
+  auto window_at = [&](int64_t ts) {
+    auto it = std::upper_bound(windows.begin(), windows.end(), ts, [](int64_t v, const Window& w) { return v < w.t0; });
+    if (it == windows.begin()) return -1;
+    --it;
+    return ts <= it->t1 ? static_cast<int>(it - windows.begin()) : -1;
+  };
+
+  // 1. Time order, devices, levels.
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return rec[a].ts_ns < rec[b].ts_ns; });
+  std::map<std::pair<int, int>, int> device_of_key;  // (type, id): CPU (0, -1) sorts first, then cuda:0, ...
+  for (const MemoryRecord& m : rec) device_of_key.emplace(std::make_pair(m.device_type, m.device_id), 0);
+  std::vector<std::pair<int, int>> devices;
+  for (auto& [key, d] : device_of_key) {
+    d = static_cast<int>(devices.size());
+    devices.push_back(key);
+  }
+  const size_t nd = devices.size();
+  std::vector<uint16_t> dev(n);  // 2 bytes a record: a 1 GB trace holds millions
+  std::vector<std::vector<uint32_t>> by_dev(nd);  // each device's records in time order
+  std::vector<int64_t> level(n), running(nd, 0);
+  std::vector<char> totals(nd, 1);
+  for (const MemoryRecord& m : rec) {
+    if (m.total_allocated < 0) totals[static_cast<size_t>(device_of_key[{m.device_type, m.device_id}])] = 0;
+  }
+  for (const uint32_t i : order) {
+    const int d = device_of_key[{rec[i].device_type, rec[i].device_id}];
+    dev[i] = static_cast<uint16_t>(d);
+    by_dev[static_cast<size_t>(d)].push_back(i);
+    running[static_cast<size_t>(d)] += rec[i].bytes;
+    level[i] = totals[static_cast<size_t>(d)] ? rec[i].total_allocated : running[static_cast<size_t>(d)];
+  }
+
+  // 2. Per window and device: the start level, the curve, the peaks, and where the allocated peak is.
+  struct Want {
+    size_t window;  // in rep.windows
+    int64_t pos;    // in by_dev[d]: the peak is the level after this record; -1 before the device's first
+  };
+  std::vector<std::vector<Want>> wants(nd);
+  for (const Window& w : windows) {
+    for (size_t d = 0; d < nd; ++d) {
+      const auto& list = by_dev[d];
+      const auto lo = std::lower_bound(list.begin(), list.end(), w.t0,
+                                       [&](uint32_t i, int64_t v) { return rec[i].ts_ns < v; }) - list.begin();
+      const auto hi = std::upper_bound(list.begin(), list.end(), w.t1,
+                                       [&](int64_t v, uint32_t i) { return v < rec[i].ts_ns; }) - list.begin();
+      if (lo == hi) continue;
+      MemoryWindow mw;
+      mw.step = w.step;
+      mw.device_type = devices[d].first;
+      mw.device_id = devices[d].second;
+      mw.device = memory_device_name(mw.device_type, mw.device_id);
+      mw.totals = totals[d] != 0;
+      const MemoryRecord& first = rec[list[static_cast<size_t>(lo)]];
+      const bool before = lo > 0;
+      mw.start_allocated = before ? level[list[static_cast<size_t>(lo - 1)]] : level[list[0]] - first.bytes;
+      const int64_t start_reserved = before ? rec[list[static_cast<size_t>(lo - 1)]].total_reserved : first.total_reserved;
+      const int64_t t0 = w.t0 == kMin ? first.ts_ns : w.t0;
+      mw.curve.reserve(static_cast<size_t>(hi - lo + 1));
+      mw.curve.push_back({t0, mw.start_allocated, start_reserved});
+      mw.peak_allocated = mw.start_allocated;
+      mw.peak_ts_ns = t0;
+      mw.peak_reserved = before ? start_reserved : -1;
+      int64_t peak_pos = lo - 1;
+      for (auto p = lo; p < hi; ++p) {
+        const MemoryRecord& m = rec[list[static_cast<size_t>(p)]];
+        const int64_t a = level[list[static_cast<size_t>(p)]];
+        ++mw.records;
+        ++(m.bytes > 0 ? mw.allocations : mw.frees);
+        mw.curve.push_back({m.ts_ns, a, m.total_reserved});
+        mw.peak_reserved = std::max(mw.peak_reserved, m.total_reserved);
+        if (a > mw.peak_allocated) {
+          mw.peak_allocated = a;
+          mw.peak_ts_ns = m.ts_ns;
+          peak_pos = p;
+        }
+      }
+      mw.end_allocated = mw.curve.back().allocated;
+      wants[d].push_back({rep.windows.size(), peak_pos});
+      rep.windows.push_back(std::move(mw));
+    }
+  }
+
+  // 3. The op that holds each record, per thread: the thread's cpu_op and user_annotation ranges in time order
+  // (parents first), swept with a stack of the ranges open at the record's time.
+  std::unordered_map<int64_t, std::vector<uint32_t>> recs_of_tid;
+  for (const uint32_t i : order) recs_of_tid[rec[i].tid].push_back(i);
+  std::unordered_map<int64_t, std::vector<int>> ops_of_tid;
+  for (const int i : index.host_order()) {
+    const Event& e = index.event(i);
+    if ((e.cat == Cat::CpuOp || e.cat == Cat::UserAnnotation) && e.pid == t.pid && recs_of_tid.count(e.tid)) {
+      ops_of_tid[e.tid].push_back(i);
+    }
+  }
+  std::vector<int> made_by(n, -1);  // the innermost cpu_op holding the record
+  std::unordered_map<std::string_view, int> name_id;
+  std::vector<std::string_view> names;
+  std::unordered_map<OpKey, OpMemory, OpKeyHash> stats;
+  std::vector<int> stack;
+  for (const auto& [tid, recs] : recs_of_tid) {
+    static const std::vector<int> kNone;
+    auto found = ops_of_tid.find(tid);
+    const std::vector<int>& ops = found == ops_of_tid.end() ? kNone : found->second;
+    stack.clear();
+    size_t next = 0;
+    for (const uint32_t r : recs) {
+      const int64_t ts = rec[r].ts_ns;
+      for (; next < ops.size() && index.event(ops[next]).ts_ns <= ts; ++next) {
+        const Event& e = index.event(ops[next]);
+        while (!stack.empty() && index.event(stack.back()).end_ns() <= e.ts_ns) stack.pop_back();
+        stack.push_back(ops[next]);
+      }
+      while (!stack.empty() && index.event(stack.back()).end_ns() <= ts) stack.pop_back();
+      for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+        if (index.event(*it).cat == Cat::CpuOp) {
+          made_by[r] = *it;
+          break;
+        }
+      }
+      const int w = window_at(ts);
+      if (w < 0) continue;
+      if (stack.empty() || !is_operator(index.event(stack.back()))) {
+        ++rep.unattributed;
+        continue;
+      }
+      const MemoryRecord& m = rec[r];
+      for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+        const Event& e = index.event(*it);
+        if (!is_operator(e)) continue;
+        auto [nit, fresh] = name_id.emplace(e.name, static_cast<int>(names.size()));
+        if (fresh) names.push_back(e.name);
+        OpMemory& s = stats[OpKey{w, dev[r], nit->second}];
+        const bool self = it == stack.rbegin();
+        s.increase += m.bytes;
+        if (self) s.self_increase += m.bytes;
+        if (m.bytes > 0) {
+          ++s.allocation_count;
+          s.allocation_size += m.bytes;
+          if (self) {
+            ++s.self_allocation_count;
+            s.self_allocation_size += m.bytes;
+          }
+        }
+      }
+    }
+  }
+  // Calls: the operators of each name that start in the window.
+  std::unordered_map<int64_t, int64_t> calls;  // (window << 32 | name) -> operators
+  if (!stats.empty()) {
+    for (const int i : index.host_order()) {
+      const Event& e = index.event(i);
+      if (!is_operator(e)) continue;
+      auto it = name_id.find(e.name);
+      if (it == name_id.end()) continue;
+      const int w = window_at(e.ts_ns);
+      if (w >= 0) ++calls[(int64_t{w} << 32) | it->second];
+    }
+  }
+  for (auto& [key, s] : stats) {
+    s.step = windows[static_cast<size_t>(key.window)].step;
+    s.device = memory_device_name(devices[static_cast<size_t>(key.device)].first,
+                                  devices[static_cast<size_t>(key.device)].second);
+    s.name = std::string(names[static_cast<size_t>(key.name)]);
+    s.calls = calls[(int64_t{key.window} << 32) | key.name];
+    rep.ops.push_back(std::move(s));
+  }
+  std::sort(rep.ops.begin(), rep.ops.end(), [&](const OpMemory& a, const OpMemory& b) {
+    if (a.step != b.step) return a.step < b.step;
+    if (a.device != b.device) return a.device < b.device;  // "CPU" < "cuda:0" < "cuda:1"
+    if (a.allocation_size != b.allocation_size) return a.allocation_size > b.allocation_size;
+    return a.name < b.name;
+  });
+
+  // 4. The blocks alive at each peak: per device, the open allocations by Addr, copied out after the peak's record.
+  for (size_t d = 0; d < nd; ++d) {
+    auto& want = wants[d];
+    std::stable_sort(want.begin(), want.end(), [](const Want& a, const Want& b) { return a.pos < b.pos; });
+    std::unordered_map<int64_t, uint32_t> open;
+    size_t next = 0;
+    auto copy_out = [&](int64_t pos) {
+      for (; next < want.size() && want[next].pos == pos; ++next) {
+        MemoryWindow& mw = rep.windows[want[next].window];
+        for (const auto& [addr, i] : open) {
+          const int op = made_by[i];
+          mw.alive.push_back({addr, rec[i].bytes, rec[i].ts_ns, op >= 0 ? index.event(op).name : ""});
+          mw.alive_bytes += rec[i].bytes;
+        }
+        std::sort(mw.alive.begin(), mw.alive.end(), [](const MemoryBlock& a, const MemoryBlock& b) {
+          return a.bytes != b.bytes ? a.bytes > b.bytes : a.ts_ns < b.ts_ns;
+        });
+        mw.before_trace = mw.peak_allocated - mw.alive_bytes;
+      }
+    };
+    copy_out(-1);
+    const auto& list = by_dev[d];
+    for (size_t p = 0; p < list.size() && next < want.size(); ++p) {
+      const MemoryRecord& m = rec[list[p]];
+      if (m.addr >= 0) {
+        if (m.bytes > 0) {
+          open[m.addr] = list[p];
+        } else {
+          open.erase(m.addr);  // no open allocation: a block from before the trace, which the peak counts apart
+        }
+      }
+      copy_out(static_cast<int64_t>(p));
+    }
+  }
+  return rep;
+}
+
+}  // namespace ladder
