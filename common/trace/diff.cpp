@@ -59,7 +59,7 @@ TraceSummary summarize(const Trace& t, const std::string& step, const std::strin
   if (steps.empty()) return s;
   // Kineto writes "Input Dims" only under record_shapes=True: no op with dims means none were recorded.
   bool has_shapes = false;
-  for (const Event& e : t.events) has_shapes = has_shapes || !e.input_dims.empty();
+  for (const Event& e : t.events) has_shapes = has_shapes || !e.input_dims().empty();
   double no_op = 0, no_op_graph = 0, no_shapes = 0;
   std::vector<std::string> no_formula;  // in order of appearance, each once (the set: a hostile trace may hold a
   std::unordered_set<std::string> no_formula_seen;  // million distinct op names, and a search per kernel is quadratic)
