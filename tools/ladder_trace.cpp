@@ -362,8 +362,9 @@ int main(int argc, char** argv) {
       const TraceIndex index(t);
       fmt::print("{}", timeline(t, find_step(index, step_name, file), width ? width : terminal_width()));
     } else if (*diff) {
-      const Trace t = load(file);
-      fmt::print("{}", diff_traces(t, load(file_b), file, file_b, diff_step, table.format));
+      // One trace in memory at a time.
+      fmt::print("{}", diff_traces([&] { return load(file); }, [&] { return load(file_b); }, file, file_b, diff_step,
+                                   table.format));
     } else if (*svg) {
       const Trace t = load(file);
       if (*from) svg_opt.from_us = from_us;

@@ -284,4 +284,13 @@ std::string diff_traces(const Trace& a, const Trace& b, const std::string& name_
   return format == OutputFormat::Text ? text(sa, sb, pa, pb) : records(sa, sb, pa, pb, format);
 }
 
+std::string diff_traces(const std::function<Trace()>& load_a, const std::function<Trace()>& load_b,
+                        const std::string& name_a, const std::string& name_b, const std::string& step,
+                        OutputFormat format) {
+  const std::string pa = printable(name_a), pb = printable(name_b);
+  const TraceSummary sa = summarize(load_a(), step, pa);  // the trace is a temporary: gone before b is read
+  const TraceSummary sb = summarize(load_b(), step, pb);
+  return format == OutputFormat::Text ? text(sa, sb, pa, pb) : records(sa, sb, pa, pb, format);
+}
+
 }  // namespace ladder
