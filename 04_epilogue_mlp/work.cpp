@@ -12,15 +12,16 @@ namespace ch04 {
 namespace {
 
 bool geglu_gemm(const ladder::Event& op, ladder::Work* w) {
-  const auto& dims = op.input_dims;
+  const auto& dims = op.input_dims();
+  const auto& types = op.input_types();
   if (dims.size() != 3 || dims[0].empty() || dims[1].size() != 2 || dims[2] != dims[1]) return false;
-  if (op.input_types.size() < 3) return false;
+  if (types.size() < 3) return false;
   const int64_t k = dims[0].back(), hidden = dims[1][0];
   if (k != dims[1][1] || k <= 0) return false;
-  const double x_bytes = static_cast<double>(ladder::dtype_bytes(op.input_types[0]));
+  const double x_bytes = static_cast<double>(ladder::dtype_bytes(types[0]));
   const double rows = ladder::numel(dims[0]) / static_cast<double>(k);
   double read = 0;
-  for (int i = 0; i < 3; ++i) read += ladder::numel(dims[i]) * static_cast<double>(ladder::dtype_bytes(op.input_types[i]));
+  for (int i = 0; i < 3; ++i) read += ladder::numel(dims[i]) * static_cast<double>(ladder::dtype_bytes(types[i]));
   if (!ladder::gemm_work(rows, 2 * static_cast<double>(hidden), static_cast<double>(k), read, x_bytes, w)) return false;
   w->bytes -= rows * static_cast<double>(hidden) * x_bytes;  // m is half as wide as the two GEMMs' outputs
   return true;

@@ -1,7 +1,8 @@
 // ladder-trace: read a trace file (one of ours, or one torch.profiler wrote) and print what is in it.
 //
 //   ladder-trace summary FILE|FOLDER|-  the key_averages()-style table, then kernels and GPU busy time per step
-//                                       (a folder: one table per rank; gzip read as such; - is standard input)
+//                                       (a folder: one table per rank, or as --csv/--json one table with a rank
+//                                       column; gzip read as such; - is standard input)
 //   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
 //   ladder-trace svg FILE -o OUT.svg    one step (or a window, or one op's subtree: --focus) as a picture
@@ -184,8 +185,8 @@ int main(int argc, char** argv) {
   summary->add_flag("--group-by-input-shape", table.group_by_input_shape,
                     "one row per name and input shapes, with torch's Input Shapes column");
   summary->add_option("--filter", table.filter, "only rows whose name contains this regular expression (ECMAScript)");
-  summary->add_flag("--csv", csv, "the table as CSV (times in us, memory in bytes)");
-  summary->add_flag("--json", json, "the table as a JSON list of rows");
+  summary->add_flag("--csv", csv, "the table as CSV (times in us, memory in bytes; a folder: one, with a rank column)");
+  summary->add_flag("--json", json, "the table as a JSON list of rows (a folder: one list, with a rank field)");
   bool steps_only = false;
   summary->add_flag("--steps", steps_only,
                     "only the per-step table (kernels, wall, GPU busy, CPU launch and sync), also as --csv/--json");
@@ -325,7 +326,8 @@ int main(int argc, char** argv) {
     table.row_limit = rows;
     table.format = csv ? OutputFormat::Csv : json ? OutputFormat::Json : OutputFormat::Text;
     if (*summary) {
-      // A folder: every trace in it is one rank, read in parallel; one table per rank, each headed by its rank.
+      // A folder: every trace in it is one rank, read in parallel; one table per rank, each headed by its rank (as
+      // CSV/JSON, one table with a rank column, which pandas or jq read at once).
       std::vector<RankTrace> ranks;
       if (file != "-" && std::filesystem::is_directory(file)) {
         ranks = load_ranks(file, max_json);
@@ -333,6 +335,7 @@ int main(int argc, char** argv) {
         ranks.push_back(RankTrace{0, file, load_trace(file, max_json)});
       }
       const bool folder = ranks.size() > 1 || (file != "-" && std::filesystem::is_directory(file));
+      std::vector<std::pair<int, std::string>> records;  // a folder as CSV/JSON: one table, with a rank column
       for (const RankTrace& r : ranks) {
         check_trace(r.trace, r.path);
         const TraceIndex whole(r.trace);
@@ -343,18 +346,21 @@ int main(int argc, char** argv) {
         std::optional<TraceIndex> part_index;
         if (k >= 0) part_index.emplace(part.emplace(one_step(whole, k)));
         const TraceIndex& index = k >= 0 ? *part_index : whole;
+        if (table.format != OutputFormat::Text) {
+          records.emplace_back(r.rank, steps_only ? regime_table(index, table.format) : summary_table(index, table));
+          continue;
+        }
         if (folder) fmt::print("{}== rank {}: {} ==\n", &r == &ranks.front() ? "" : "\n", r.rank, r.path);
         if (steps_only) {
-          fmt::print("{}", regime_table(index, table.format));
-        } else if (table.format != OutputFormat::Text) {
-          fmt::print("{}", summary_table(index, table));
+          fmt::print("{}", regime_table(index));
         } else {
           if (!step_name.empty()) fmt::print("{} of {}\n", whole.steps()[find_step(whole, step_name, r.path)].name, r.path);
           fmt::print("{}\n{}", summary_table(index, table), regime_table(index));
         }
       }
+      if (!records.empty()) fmt::print("{}", folder ? join_ranks(records, table.format) : records[0].second);
     } else if (*kernels || *breakdown) {
-      // One section per rank for a folder, as summary prints it.
+      // One section per rank for a folder, as summary prints it; as CSV/JSON, one table with a rank column.
       const bool folder = file != "-" && std::filesystem::is_directory(file);
       std::vector<RankTrace> ranks;
       if (folder) {
@@ -362,15 +368,13 @@ int main(int argc, char** argv) {
       } else {
         ranks.push_back(RankTrace{0, file, load_trace(file, max_json)});
       }
+      std::vector<std::pair<int, std::string>> records;
       for (const RankTrace& r : ranks) {
         check_trace(r.trace, r.path);
         const TraceIndex index(r.trace);
         const int k = find_step(index, step_name, r.path);
-        if (folder) fmt::print("{}== rank {}: {} ==\n", &r == &ranks.front() ? "" : "\n", r.rank, r.path);
-        if (*breakdown) {
-          fmt::print("{}", breakdown_view(index, k, table.format));
-          continue;
-        }
+        const bool one_table = folder && table.format != OutputFormat::Text;
+        if (folder && !one_table) fmt::print("{}== rank {}: {} ==\n", &r == &ranks.front() ? "" : "\n", r.rank, r.path);
         kernel_opt.step = k;
         kernel_opt.format = table.format;
         kernel_opt.width = width ? width : terminal_width();
@@ -380,8 +384,14 @@ int main(int argc, char** argv) {
         } else if (kernel_opt.peak.tflops > 0) {
           kernel_opt.peak.gpu += " (" + printable(r.trace.devices.front().name) + ", datasheet; TFLOP/s: dense BF16)";
         }
-        fmt::print("{}", kernels_view(index, kernel_opt));
+        const std::string view = *breakdown ? breakdown_view(index, k, table.format) : kernels_view(index, kernel_opt);
+        if (one_table) {
+          records.emplace_back(r.rank, view);
+        } else {
+          fmt::print("{}", view);
+        }
       }
+      if (!records.empty()) fmt::print("{}", join_ranks(records, table.format));
     } else if (*ranks_cmd) {
       fmt::print("{}", ranks_view(load_rank_figures(file, max_json), step_name, table.format));
     } else if (*tl) {
@@ -389,8 +399,9 @@ int main(int argc, char** argv) {
       const TraceIndex index(t);
       fmt::print("{}", timeline(t, find_step(index, step_name, file), width ? width : terminal_width()));
     } else if (*diff) {
-      const Trace t = load(file);
-      fmt::print("{}", diff_traces(t, load(file_b), file, file_b, diff_step, table.format));
+      // One trace in memory at a time.
+      fmt::print("{}", diff_traces([&] { return load(file); }, [&] { return load(file_b); }, file, file_b, diff_step,
+                                   table.format));
     } else if (*memory) {
       const Trace t = load(file);
       const TraceIndex index(t);

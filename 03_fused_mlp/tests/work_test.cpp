@@ -12,8 +12,7 @@ Event op(const std::string& name, std::vector<std::vector<int64_t>> dims, std::v
   Event e;
   e.cat = Cat::CpuOp;
   e.name = name;
-  e.input_dims = std::move(dims);
-  e.input_types = std::move(types);
+  e.set_inputs(std::move(dims), std::move(types));
   return e;
 }
 }  // namespace

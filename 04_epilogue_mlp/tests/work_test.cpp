@@ -12,8 +12,7 @@ Event op(std::vector<std::vector<int64_t>> dims, int n_types = 3) {
   Event e;
   e.cat = Cat::CpuOp;
   e.name = "ladder::geglu_gemm";
-  e.input_dims = std::move(dims);
-  e.input_types.assign(static_cast<size_t>(n_types), "c10::BFloat16");
+  e.set_inputs(std::move(dims), std::vector<std::string>(static_cast<size_t>(n_types), "c10::BFloat16"));
   return e;
 }
 }  // namespace

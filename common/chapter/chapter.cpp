@@ -173,7 +173,7 @@ void print_kernels(const Trace& trace, const GpuInfo& gpu) {
   DType dtype = DType::BF16;
   for (const Event* e : last.gpu_events) {
     const Event* op = launching_op(e);
-    if (op && !op->input_types.empty() && op->input_types[0] == "float") dtype = DType::F32;
+    if (op && !op->input_types().empty() && op->input_types()[0] == "float") dtype = DType::F32;
   }
   const Ceilings ceil = measure_ceilings(dtype, GpuTimer());
   fmt::print(

@@ -99,12 +99,13 @@ struct Profiler::Impl {
     std::lock_guard<std::mutex> lock(host_mutex);
     auto it = open.find(id);
     if (it == open.end()) return;
-    Event& e = host[it->second];
+    OpInputs all;
     for (OpInput& in : inputs) {
-      e.input_dims.push_back(std::move(in.dims));
-      e.input_types.push_back(std::move(in.type));
-      e.input_strides.push_back(std::move(in.strides));
+      all.dims.push_back(std::move(in.dims));
+      all.types.push_back(std::move(in.type));
+      all.strides.push_back(std::move(in.strides));
     }
+    host[it->second].inputs = std::make_shared<const OpInputs>(std::move(all));
   }
 
   void close_range(int64_t id, int64_t end_ns) {

@@ -59,7 +59,7 @@ TraceSummary summarize(const Trace& t, const std::string& step, const std::strin
   if (steps.empty()) return s;
   // Kineto writes "Input Dims" only under record_shapes=True: no op with dims means none were recorded.
   bool has_shapes = false;
-  for (const Event& e : t.events) has_shapes = has_shapes || !e.input_dims.empty();
+  for (const Event& e : t.events) has_shapes = has_shapes || !e.input_dims().empty();
   double no_op = 0, no_op_graph = 0, no_shapes = 0;
   std::vector<std::string> no_formula;  // in order of appearance, each once (the set: a hostile trace may hold a
   std::unordered_set<std::string> no_formula_seen;  // million distinct op names, and a search per kernel is quadratic)
@@ -281,6 +281,15 @@ std::string diff_traces(const Trace& a, const Trace& b, const std::string& name_
                         const std::string& step, OutputFormat format) {
   const std::string pa = printable(name_a), pb = printable(name_b);
   const TraceSummary sa = summarize(a, step, pa), sb = summarize(b, step, pb);
+  return format == OutputFormat::Text ? text(sa, sb, pa, pb) : records(sa, sb, pa, pb, format);
+}
+
+std::string diff_traces(const std::function<Trace()>& load_a, const std::function<Trace()>& load_b,
+                        const std::string& name_a, const std::string& name_b, const std::string& step,
+                        OutputFormat format) {
+  const std::string pa = printable(name_a), pb = printable(name_b);
+  const TraceSummary sa = summarize(load_a(), step, pa);  // the trace is a temporary: gone before b is read
+  const TraceSummary sb = summarize(load_b(), step, pb);
   return format == OutputFormat::Text ? text(sa, sb, pa, pb) : records(sa, sb, pa, pb, format);
 }
 

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/error.h"
@@ -401,10 +402,35 @@ class Reader : json::Tokenizer {
     }
     g.est_occupancy_pct = to_int32(r.occupancy, "est. achieved occupancy %", 0);
     g.bytes = to_int64(r.bytes, "bytes", 0);
-    if (r.has_dims) e.input_dims = int_lists(r.dims, "Input Dims", true);
-    if (r.has_strides) e.input_strides = int_lists(r.strides, "Input Strides", false);
-    e.input_types = r.types;
+    e.inputs = op_inputs();
     trace_.events.push_back(std::move(e));
+  }
+  // The event's "Input Dims", "Input type" and "Input Strides", one copy shared by every event that wrote the same
+  // (see Event::inputs); null when it wrote none. Keyed by the lists as written: the numbers' text, and each type
+  // after its length (a type may hold any character).
+  std::shared_ptr<const OpInputs> op_inputs() {
+    const RawEvent& r = raw_;
+    const bool dims = r.has_dims && !r.dims.empty(), strides = r.has_strides && !r.strides.empty();
+    if (!dims && !strides && r.types.empty()) return nullptr;
+    std::string& key = inputs_key_;
+    key.clear();
+    for (const auto* lists : {dims ? &r.dims : nullptr, strides ? &r.strides : nullptr}) {
+      for (size_t k = 0; lists && k < lists->size(); ++k) {
+        for (const Num& x : (*lists)[k]) {
+          if (x.is_number()) key.append(x.text).push_back(',');
+        }
+        key.push_back(';');
+      }
+      key.push_back('|');
+    }
+    for (const std::string& type : r.types) key.append(std::to_string(type.size())).append(":").append(type);
+    auto seen = inputs_seen_.find(key);
+    if (seen != inputs_seen_.end()) return seen->second;
+    auto in = std::make_shared<OpInputs>();
+    if (dims) in->dims = int_lists(r.dims, "Input Dims", true);  // checked once per distinct list: same text, same ints
+    if (strides) in->strides = int_lists(r.strides, "Input Strides", false);
+    in->types = r.types;
+    return inputs_seen_.emplace(key, std::move(in)).first->second;
   }
   double to_double(const Num& n, const char* field) {
     if (!n.is_number()) return 0;
@@ -482,6 +508,8 @@ class Reader : json::Tokenizer {
   std::map<int64_t, std::string> process_names_;
   std::map<std::pair<int64_t, int64_t>, std::string> thread_names_;  // (pid, tid) -> name
   std::optional<int64_t> meta_ts_;  // the first metadata event's ts: the capture window's start
+  std::unordered_map<std::string, std::shared_ptr<const OpInputs>> inputs_seen_;  // op_inputs(): key -> the one copy
+  std::string inputs_key_;                                                         // op_inputs()'s key, reused
 };
 
 }  // namespace

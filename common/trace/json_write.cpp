@@ -221,12 +221,12 @@ void put_args(Out& out, const Event& e, const std::string& overlap) {
       break;
     case Cat::CpuOp: {
       if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
-      if (!e.input_types.empty()) {
+      if (!e.input_types().empty()) {
         Out f;
         f.push_back('[');
-        for (size_t i = 0; i < e.input_types.size(); ++i) {
+        for (size_t i = 0; i < e.input_types().size(); ++i) {
           if (i) f.append(std::string_view(", "));
-          put_escaped(f, e.input_types[i]);
+          put_escaped(f, e.input_types()[i]);
         }
         f.push_back(']');
         add("Input type", fmt::to_string(f));
@@ -241,8 +241,8 @@ void put_args(Out& out, const Event& e, const std::string& overlap) {
         f.push_back(']');
         return fmt::to_string(f);
       };
-      if (!e.input_strides.empty()) add("Input Strides", list_of_lists(e.input_strides));
-      if (!e.input_dims.empty()) add("Input Dims", list_of_lists(e.input_dims));
+      if (!e.input_strides().empty()) add("Input Strides", list_of_lists(e.input_strides()));
+      if (!e.input_dims().empty()) add("Input Dims", list_of_lists(e.input_dims()));
       break;
     }
     default:  // user_annotation, gpu_user_annotation, anything read from another file

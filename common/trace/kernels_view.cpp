@@ -70,7 +70,7 @@ int work_of(const TraceIndex& index, int i, const std::unordered_map<int, int>& 
   const int op = index.op_of(i);
   if (op < 0) return kNoOp;
   const Event& o = index.event(op);
-  if (o.input_dims.empty()) return kNoShapes;
+  if (o.input_dims().empty()) return kNoShapes;
   if (!op_work(o, w)) return kNoFormula;
   if (kernels_per_op.at(op) > 1) return kSplit;
   return kNone;

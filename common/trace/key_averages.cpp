@@ -78,9 +78,9 @@ bool gpu_device_type(int t) { return t == 1 || t == 6 || t == 20; }
 // Python's str() of a list of shapes: "[[256, 512], [], []]" (torch's Input Shapes column and grouping key).
 std::string shapes_text(const Event& e) {
   std::string out = "[";
-  for (size_t k = 0; k < e.input_dims.size(); ++k) {
+  for (size_t k = 0; k < e.input_dims().size(); ++k) {
     out += k ? ", [" : "[";
-    for (size_t d = 0; d < e.input_dims[k].size(); ++d) out += fmt::format("{}{}", d ? ", " : "", e.input_dims[k][d]);
+    for (size_t d = 0; d < e.input_dims()[k].size(); ++d) out += fmt::format("{}{}", d ? ", " : "", e.input_dims()[k][d]);
     out += "]";
   }
   return out + "]";

@@ -1,4 +1,4 @@
-// See records.h.
+// See output_table.h.
 #include "trace/output_table.h"
 
 #include <fmt/format.h>
@@ -56,6 +56,61 @@ std::string to_json(const OutputTable& r) {
     out += "}";
   }
   return out + (r.rows.empty() ? "]\n" : "\n]\n");
+}
+
+// join_ranks reads back what to_csv and to_json above wrote, so it knows where their rows begin and end:
+//  - CSV: a row ends at a newline outside quotes (a cell with a newline in it is quoted, and a quote inside one is
+//    doubled, so counting quotes tells inside from outside);
+//  - JSON: each row is one line, " {...}" with a "," after all but the last (json_string escapes every newline).
+namespace {
+
+std::vector<std::string> csv_records(const std::string& csv) {
+  std::vector<std::string> out;
+  bool quoted = false;
+  size_t start = 0;
+  for (size_t i = 0; i < csv.size(); ++i) {
+    if (csv[i] == '"') {
+      quoted = !quoted;
+    } else if (csv[i] == '\n' && !quoted) {
+      out.push_back(csv.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> json_rows(const std::string& json) {
+  std::vector<std::string> out;
+  for (size_t at = json.find("\n {"); at != std::string::npos; at = json.find("\n {", at + 1)) {
+    const size_t end = json.find('\n', at + 1);
+    std::string row = json.substr(at + 2, end - at - 2);
+    if (!row.empty() && row.back() == ',') row.pop_back();
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string join_ranks(const std::vector<std::pair<int, std::string>>& tables, OutputFormat format) {
+  std::string out;
+  if (format == OutputFormat::Csv) {
+    for (const auto& [rank, csv] : tables) {
+      const std::vector<std::string> records = csv_records(csv);
+      for (size_t k = 0; k < records.size(); ++k) {
+        if (k == 0 && !out.empty()) continue;  // the header once
+        out += (k == 0 ? std::string("rank") : std::to_string(rank)) + "," + records[k] + "\n";
+      }
+    }
+    return out;
+  }
+  for (const auto& [rank, json] : tables) {
+    for (const std::string& row : json_rows(json)) {
+      const std::string rest = row == "{}" ? "}" : ", " + row.substr(1);
+      out += (out.empty() ? "[\n " : ",\n ") + fmt::format("{{\"rank\": {}{}", rank, rest);
+    }
+  }
+  return out.empty() ? "[]\n" : out + "\n]\n";
 }
 
 }  // namespace ladder

@@ -48,6 +48,18 @@ bool is_gpu_cat(Cat cat) { return is_gpu_activity(cat) || cat == Cat::GpuUserAnn
 bool is_gpu_activity(Cat cat) { return cat == Cat::Kernel || cat == Cat::GpuMemcpy || cat == Cat::GpuMemset; }
 bool is_api_call(Cat cat) { return cat == Cat::CudaRuntime || cat == Cat::CudaDriver; }
 
+namespace {
+const OpInputs kNoInputs;
+}  // namespace
+
+const std::vector<std::vector<int64_t>>& Event::input_dims() const { return (inputs ? *inputs : kNoInputs).dims; }
+const std::vector<std::string>& Event::input_types() const { return (inputs ? *inputs : kNoInputs).types; }
+const std::vector<std::vector<int64_t>>& Event::input_strides() const { return (inputs ? *inputs : kNoInputs).strides; }
+void Event::set_inputs(std::vector<std::vector<int64_t>> dims, std::vector<std::string> types,
+                       std::vector<std::vector<int64_t>> strides) {
+  inputs = std::make_shared<const OpInputs>(OpInputs{std::move(dims), std::move(types), std::move(strides)});
+}
+
 bool is_launch_call(const Event& e) {
   if (!is_api_call(e.cat)) return false;
   static const char* const kPrefixes[] = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cuLaunchKernel",

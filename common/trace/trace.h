@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,13 @@ struct GpuArgs {
   int est_occupancy_pct = 0;  // "est. achieved occupancy %"
 };
 
+// What torch's record_shapes writes for a cpu_op, one entry per input: "Input Dims", "Input type", "Input Strides".
+struct OpInputs {
+  std::vector<std::vector<int64_t>> dims;
+  std::vector<std::string> types;
+  std::vector<std::vector<int64_t>> strides;
+};
+
 struct Event {
   Cat cat = Cat::Other;
   int32_t cbid = -1;  // "cbid": CUPTI callback id of a runtime/driver call (beside `cat`: no padding)
@@ -60,10 +68,18 @@ struct Event {
   // cpu_op only: the "flops" torch's with_flops=True recorded for the op; -1 where the trace holds none.
   int64_t flops = -1;
   GpuArgs gpu;               // Kernel, GpuMemcpy, GpuMemset only
-  // cpu_op only, as torch's record_shapes writes them ("Input Dims", "Input type", "Input Strides").
-  std::vector<std::vector<int64_t>> input_dims;
-  std::vector<std::string> input_types;
-  std::vector<std::vector<int64_t>> input_strides;
+  // cpu_op only: its inputs as record_shapes wrote them; null when none were. Shared, not one copy per event: a
+  // training run calls the same ops on the same shapes every step, and the reader keeps one copy of each distinct
+  // inputs (json_read.cpp). In bench/make_big_trace.py's 1 GB trace, 1,151,712 ops have 199 distinct inputs; held as
+  // three lists in every event they took 587 MiB of the 1.2 GB that reading it took.
+  std::shared_ptr<const OpInputs> inputs;
+
+  // The inputs' lists, empty when none were recorded.
+  const std::vector<std::vector<int64_t>>& input_dims() const;
+  const std::vector<std::string>& input_types() const;
+  const std::vector<std::vector<int64_t>>& input_strides() const;
+  void set_inputs(std::vector<std::vector<int64_t>> dims, std::vector<std::string> types,
+                  std::vector<std::vector<int64_t>> strides = {});
 
   int64_t end_ns() const { return ts_ns + dur_ns; }
 };

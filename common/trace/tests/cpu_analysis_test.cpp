@@ -243,8 +243,7 @@ TEST(StepStats, NoStepsIsOneWindowOverTheWholeTrace) {
 
 Event op_with(const std::string& name, std::vector<std::vector<int64_t>> dims, std::vector<std::string> types) {
   Event e = cpu(Cat::CpuOp, name, 0, 1, 1);
-  e.input_dims = std::move(dims);
-  e.input_types = std::move(types);
+  e.set_inputs(std::move(dims), std::move(types));
   return e;
 }
 
@@ -292,7 +291,7 @@ TEST(OpWork, Elementwise) {
 // register theirs: 03_fused_mlp/work.cpp, 04_epilogue_mlp/work.cpp, each with its own test).
 bool twice_the_first_input(const Event& op, Work* w) {
   w->flops = 0;
-  w->bytes = 2 * numel(op.input_dims[0]) * static_cast<double>(dtype_bytes(op.input_types[0]));
+  w->bytes = 2 * numel(op.input_dims()[0]) * static_cast<double>(dtype_bytes(op.input_types()[0]));
   return true;
 }
 

@@ -79,9 +79,7 @@ Trace sample_trace() {
   t.events.push_back(host(Cat::UserAnnotation, "ProfilerStep#2", 0, 100000, 1));
   t.events.push_back(host(Cat::UserAnnotation, "matmul_add", 1000, 80000, 2));
   Event op = host(Cat::CpuOp, kOpName, 10005, 40000, 3);
-  op.input_dims = {{64, 64}, {64, 64}, {}};
-  op.input_types = {"float", "float", "Scalar"};
-  op.input_strides = {{64, 1}, {1, 64}, {}};
+  op.set_inputs({{64, 64}, {64, 64}, {}}, {"float", "float", "Scalar"}, {{64, 1}, {1, 64}, {}});
   t.events.push_back(op);
   t.events.push_back(launch("cudaLaunchKernel", 12005, 5000, 3, 77, 211));
   t.events.push_back(launch("cudaMemsetAsync", 18000, 1000, 3, 78, 51));
@@ -488,9 +486,9 @@ TEST_F(TraceFile, SaveThenLoadRoundTripsEvents) {
     EXPECT_EQ(a.dur_ns, b.dur_ns);
     EXPECT_EQ(a.external_id, b.external_id);
     EXPECT_EQ(a.correlation, b.correlation);
-    EXPECT_EQ(a.input_dims, b.input_dims);
-    EXPECT_EQ(a.input_types, b.input_types);
-    EXPECT_EQ(a.input_strides, b.input_strides);
+    EXPECT_EQ(a.input_dims(), b.input_dims());
+    EXPECT_EQ(a.input_types(), b.input_types());
+    EXPECT_EQ(a.input_strides(), b.input_strides());
     if (is_gpu_cat(a.cat) && a.cat != Cat::GpuUserAnnotation) {
       EXPECT_EQ(a.gpu.stream, b.gpu.stream);
       EXPECT_EQ(a.gpu.bytes, b.gpu.bytes);

@@ -165,6 +165,35 @@ TEST(ZeroTime, WriterKeepsAWindowAndABaseAtZero) {
   EXPECT_EQ(back.events[0].ts_ns, 2000);
 }
 
+// Ops that wrote the same inputs share one copy (Event::inputs): a 1 GB trace's ops held their own lists in 587 MiB.
+// Sharing must not mix up inputs that differ in any list, nor drop what an op wrote.
+TEST(Inputs, OpsWithTheSameInputsShareOneCopy) {
+  const Trace t = parse_trace(R"([
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 1,
+     "args": {"Input Dims": [[2, 3], []], "Input type": ["float", "Scalar"], "Input Strides": [[3, 1], []]}},
+    {"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 1,
+     "args": {"Input Dims": [[2, 3], []], "Input type": ["float", "Scalar"], "Input Strides": [[3, 1], []]}},
+    {"ph": "X", "cat": "cpu_op", "name": "c", "pid": 1, "tid": 1, "ts": 4, "dur": 1,
+     "args": {"Input Dims": [[2, 3], []], "Input type": ["float", "Scalar"], "Input Strides": [[1, 2], []]}},
+    {"ph": "X", "cat": "cpu_op", "name": "d", "pid": 1, "tid": 1, "ts": 6, "dur": 1,
+     "args": {"Input Dims": [[2, 3], []], "Input type": ["float", "int"], "Input Strides": [[3, 1], []]}},
+    {"ph": "X", "cat": "cpu_op", "name": "e", "pid": 1, "tid": 1, "ts": 8, "dur": 1,
+     "args": {"Input Dims": [[2], [3]], "Input type": ["float", "Scalar"], "Input Strides": [[3, 1], []]}},
+    {"ph": "X", "cat": "cpu_op", "name": "f", "pid": 1, "tid": 1, "ts": 10, "dur": 1, "args": {}}])",
+                              "inputs.json");
+  ASSERT_EQ(t.events.size(), 6u);
+  const auto& e = t.events;
+  EXPECT_EQ(e[0].inputs.get(), e[1].inputs.get());  // the same object
+  EXPECT_EQ(e[0].input_dims(), (std::vector<std::vector<int64_t>>{{2, 3}, {}}));
+  EXPECT_EQ(e[0].input_types(), (std::vector<std::string>{"float", "Scalar"}));
+  EXPECT_EQ(e[0].input_strides(), (std::vector<std::vector<int64_t>>{{3, 1}, {}}));
+  EXPECT_EQ(e[2].input_strides(), (std::vector<std::vector<int64_t>>{{1, 2}, {}}));  // strides differ
+  EXPECT_EQ(e[3].input_types(), (std::vector<std::string>{"float", "int"}));         // a type differs
+  EXPECT_EQ(e[4].input_dims(), (std::vector<std::vector<int64_t>>{{2}, {3}}));       // the same numbers, split apart
+  EXPECT_EQ(e[5].inputs, nullptr);  // none written
+  EXPECT_TRUE(e[5].input_dims().empty());
+}
+
 // 160,000 kernels on one stream, all running at once (timestamps no GPU gives, but a file can hold): assigning rows
 // scanned every row per kernel, 3.9 s here; now a heap, and at most kMaxOverlapRows rows.
 TEST(OverlapRows, ManyOverlappingKernelsAreFastAndCapped) {

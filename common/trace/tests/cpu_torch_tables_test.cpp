@@ -451,9 +451,8 @@ Event ev(Cat cat, const std::string& name, int64_t ts, int64_t dur, int64_t tid 
 TEST(HostileViews, GemmWithZeroKIsUnknownNotSigfpe) {
   for (const char* op : {"aten::linear", "aten::matmul"}) {
     Event e = ev(Cat::CpuOp, op, 0, 10);
-    e.input_dims = {{4, 0}, {8, 0}};
-    if (std::string(op) == "aten::matmul") e.input_dims = {{4, 0}, {0, 8}};
-    e.input_types = {"float", "float"};
+    using Dims = std::vector<std::vector<int64_t>>;
+    e.set_inputs(std::string(op) == "aten::matmul" ? Dims{{4, 0}, {0, 8}} : Dims{{4, 0}, {8, 0}}, {"float", "float"});
     Work w;
     EXPECT_FALSE(op_work(e, &w)) << op;  // before: numel / k with k = 0, an integer division by zero (SIGFPE)
   }
@@ -461,14 +460,12 @@ TEST(HostileViews, GemmWithZeroKIsUnknownNotSigfpe) {
 
 TEST(HostileViews, HugeDimsDoNotOverflow) {
   Event e = ev(Cat::CpuOp, "aten::add", 0, 10);
-  e.input_dims = {{int64_t{1} << 40, int64_t{1} << 40}, {int64_t{1} << 40, int64_t{1} << 40}};
-  e.input_types = {"float", "float"};
+  e.set_inputs({{int64_t{1} << 40, int64_t{1} << 40}, {int64_t{1} << 40, int64_t{1} << 40}}, {"float", "float"});
   Work w;
   ASSERT_TRUE(op_work(e, &w));
   EXPECT_GT(w.bytes, 1e25);  // 3 x 2^80 x 4 bytes; before: the int64 product wrapped (to 0)
   Event mm = ev(Cat::CpuOp, "aten::mm", 0, 10);
-  mm.input_dims = {{int64_t{1} << 40, int64_t{1} << 40}, {int64_t{1} << 40, int64_t{1} << 40}};
-  mm.input_types = {"float", "float"};
+  mm.set_inputs({{int64_t{1} << 40, int64_t{1} << 40}, {int64_t{1} << 40, int64_t{1} << 40}}, {"float", "float"});
   ASSERT_TRUE(op_work(mm, &w));
   EXPECT_GT(w.bytes, 1e25);
   EXPECT_GT(w.flops, 1e36);

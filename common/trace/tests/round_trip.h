@@ -63,10 +63,12 @@ inline std::string round_trip_difference(const Trace& t, const Trace& back) {
       }
     }
     if (a.cat == Cat::CpuOp) {
-      if (a.input_dims != b.input_dims) return differ("Input Dims", a.input_dims.size(), b.input_dims.size());
-      if (a.input_types != b.input_types) return differ("Input type", a.input_types.size(), b.input_types.size());
-      if (a.input_strides != b.input_strides)
-        return differ("Input Strides", a.input_strides.size(), b.input_strides.size());
+      if (a.input_dims() != b.input_dims())
+        return differ("Input Dims", a.input_dims().size(), b.input_dims().size());
+      if (a.input_types() != b.input_types())
+        return differ("Input type", a.input_types().size(), b.input_types().size());
+      if (a.input_strides() != b.input_strides())
+        return differ("Input Strides", a.input_strides().size(), b.input_strides().size());
     }
   }
   return "";
