@@ -61,11 +61,11 @@ TEST(EpilogueRules, OutputMustNotOverlapAnInput) {
   const void *x = p(0x10000), *wg = p(0x20000), *wu = p(0x30000);
   const auto rule = [&](uintptr_t m) { return ch04::geglu_gemm_overlap_rule(x, wg, wu, p(m), 4, 64, 8); };
   EXPECT_EQ(rule(0x40000), "");
-  EXPECT_EQ(rule(0x10000 + 512), "");     // right after x
-  EXPECT_EQ(rule(0x20000 - 64), "");      // m's 64 bytes end where w_gate starts
-  EXPECT_EQ(rule(0x30000 + 1024), "");    // right after w_up
+  EXPECT_EQ(rule(0x10000 + 512), "");   // right after x
+  EXPECT_EQ(rule(0x20000 - 64), "");    // m's 64 bytes end where w_gate starts
+  EXPECT_EQ(rule(0x30000 + 1024), "");  // right after w_up
   EXPECT_TRUE(has(rule(0x10000), "m overlaps x: a GEMM reads its inputs again and again while it writes m"));
-  EXPECT_TRUE(has(rule(0x10000 + 510), "m overlaps x"));     // one byte in common
+  EXPECT_TRUE(has(rule(0x10000 + 510), "m overlaps x"));      // one byte in common
   EXPECT_TRUE(has(rule(0x20000 - 63), "m overlaps w_gate"));  // m's last byte on w_gate's first
   EXPECT_TRUE(has(rule(0x30000 + 1000), "m overlaps w_up"));
   EXPECT_TRUE(has(rule(0x10000 - 8), "m must share no byte with x, w_gate or w_up"));
@@ -80,17 +80,39 @@ TEST(EpilogueRules, ProblemKeyTellsEveryFieldApart) {
   for (int field = 0; field < 11; ++field) {
     ch04::ProblemKey k = base;
     switch (field) {
-      case 0: k.device = 1; break;
-      case 1: k.x = nullptr; break;
-      case 2: k.w_gate = nullptr; break;
-      case 3: k.w_up = nullptr; break;
-      case 4: k.m = nullptr; break;
-      case 5: k.M = 8191; break;
-      case 6: k.dim = 776; break;
-      case 7: k.hidden = 3080; break;
-      case 8: k.x_rows = 64; break;
-      case 9: k.w_rows = 64; break;
-      case 10: k.m_rows = 128; break;
+      case 0:
+        k.device = 1;
+        break;
+      case 1:
+        k.x = nullptr;
+        break;
+      case 2:
+        k.w_gate = nullptr;
+        break;
+      case 3:
+        k.w_up = nullptr;
+        break;
+      case 4:
+        k.m = nullptr;
+        break;
+      case 5:
+        k.M = 8191;
+        break;
+      case 6:
+        k.dim = 776;
+        break;
+      case 7:
+        k.hidden = 3080;
+        break;
+      case 8:
+        k.x_rows = 64;
+        break;
+      case 9:
+        k.w_rows = 64;
+        break;
+      case 10:
+        k.m_rows = 128;
+        break;
     }
     EXPECT_NE(k, base) << "field " << field;
   }

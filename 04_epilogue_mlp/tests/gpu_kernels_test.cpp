@@ -59,9 +59,9 @@ std::vector<ch04::GegluGemmVariant> runnable_variants() {
 
 // The first line of every test below: skip without a GPU (or fail under LADDER_REQUIRE_GPU=1), skip on a GPU that
 // runs none of the variants (older than sm_80); else `variants` holds those it runs.
-#define SKIP_WITHOUT_VARIANTS(variants)                                                   \
-  SKIP_WITHOUT_GPU();                                                                     \
-  const std::vector<ch04::GegluGemmVariant> variants = runnable_variants();               \
+#define SKIP_WITHOUT_VARIANTS(variants)                                     \
+  SKIP_WITHOUT_GPU();                                                       \
+  const std::vector<ch04::GegluGemmVariant> variants = runnable_variants(); \
   if (variants.empty()) GTEST_SKIP() << "this GPU runs none of the geglu_gemm variants"
 
 // One problem: random x [M, dim] in [-1, 1] and weights in nn.Linear's range, on the host and the GPU.
