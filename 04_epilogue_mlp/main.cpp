@@ -1,4 +1,4 @@
-// 04_epilogue_mlp: the GeGLU MLP of 03_fused_mlp with gate, up and gelu_mul fused into ONE hand-written Hopper GEMM.
+// 04_epilogue_mlp: the GeGLU MLP of 03_fused_mlp with gate, up and gelu_mul fused into ONE hand-written GEMM.
 //
 // What this rung shows: two kernels per step instead of four. One GEMM computes g = x @ W_gate^T and u = x @ W_up^T
 // for the same output tile at once, and its epilogue, still holding both in registers, writes only
@@ -9,7 +9,8 @@
 // Guess before you look: 03_fused's gate and up GEMMs already run near the tensor cores' peak. How much of a step can
 // a GEMM that also does the elementwise work save, and what does its epilogue cost?
 //
-// Needs: a Hopper GPU (sm_90, e.g. an H100). On any other GPU the chapter says so and exits 2.
+// Runs on every GPU from the A100 (sm_80) on: the Hopper variants (wgmma and TMA, "fast" by default) on an sm_90 GPU,
+// the portable one (mma.sync) on every other. --kernel picks another variant.
 // Run:   build/04_epilogue_mlp --batch 64 --seq 128 --dim 768 --hidden 3072
 // Trace: traces/04_epilogue_mlp_b64_s128_d768_h3072.json
 #include <fmt/format.h>
@@ -31,26 +32,30 @@ using namespace ladder;
 
 int main(int argc, char** argv) {
   int64_t batch = 64, seq = 128, dim = 768, hidden = 3072;
-  std::string kernel = "fast";
+  std::string kernel;  // "" = the GPU's default variant
   CommonOptions common;
-  CLI::App app{"04_epilogue_mlp: the GeGLU MLP with gate, up and gelu*mul in one Hopper GEMM, two kernels per forward"};
+  CLI::App app{"04_epilogue_mlp: the GeGLU MLP with gate, up and gelu*mul in one GEMM, two kernels per forward"};
   for (auto [name, var, what] : {std::tuple{"--batch", &batch, "sequences in x"},
                                  {"--seq", &seq, "tokens per sequence (x has batch x seq rows)"},
                                  {"--dim", &dim, "model width: features of x and y (a multiple of 8)"},
                                  {"--hidden", &hidden, "hidden width of the MLP: features of m (a multiple of 8)"}})
     app.add_option(name, *var, what)->check(int_range(1, kMaxDim))->capture_default_str();
-  app.add_option("--kernel", kernel, "variant of the geglu_gemm kernel: " + variant_names(ch04::gated_gemm_variants()))
-      ->capture_default_str();
+  app.add_option("--kernel", kernel,
+                 "variant of the geglu_gemm kernel (default: fast on an sm_90 GPU, portable on every other): " +
+                     variant_names(ch04::geglu_gemm_variants()));
   add_common_options(app, common);
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
     ch04::register_geglu_gemm_work();  // the report prints ladder::geglu_gemm's work (work.cpp)
-    // A bad --kernel or a shape TMA cannot tile is a usage error, before any GPU work.
-    ch04::find_gated_gemm_variant(kernel);
-    if (const std::string rule = ch04::tma_shape_rule(dim, hidden); !rule.empty()) throw UsageError(rule);
+    // A bad --kernel or a shape the kernels cannot tile is a usage error, before any GPU work.
+    if (!kernel.empty()) ch04::find_geglu_gemm_variant(kernel);
+    if (const std::string rule = ch04::geglu_gemm_shape_rule(dim, hidden); !rule.empty()) throw UsageError(rule);
     const GpuInfo gpu = start_on_gpu(common);
-    if (const std::string why = ch04::hopper_only(gpu.major, gpu.minor); !why.empty()) throw UsageError(why);
+    if (kernel.empty()) kernel = ch04::geglu_gemm_default_variant(gpu.major, gpu.minor);
+    if (const std::string why = ch04::geglu_gemm_cannot_run(kernel, gpu.major, gpu.minor); !why.empty())
+      throw UsageError(why);
+    fmt::print("geglu_gemm variant: {}\n", kernel);
     const DType dt = DType::BF16;
     const int64_t rows = batch * seq;
     require_fits({{rows, dim}, {hidden, dim}, {hidden, dim}, {dim, hidden}, {rows, hidden}, {rows, dim}}, dt);

@@ -1,8 +1,8 @@
-// bench_epilogue_mlp: is chapter 04's one-GEMM gate/up/gelu*mul as fast as the GEMM alone?
+// bench_epilogue_mlp: is chapter 04's one-GEMM gate/up/gelu*mul (geglu_gemm) as fast as the GEMM alone?
 //
 // At the blog's shape (8192 rows, dim 768, hidden 3072), at 2048 and 16384 rows, and at dim 4096 / hidden 11008
 // (a Llama-7B-sized MLP), it times m = gelu(x @ W_gate^T) * (x @ W_up^T) three ways:
-//   (a) every variant of chapter 04's geglu_gemm (04_epilogue_mlp/kernels.cuh), one kernel;
+//   (a) every variant of chapter 04's geglu_gemm this GPU runs (04_epilogue_mlp/kernels.cuh), one kernel each;
 //   (b) cuBLASLt on the concatenated [2 * hidden, dim] weight with no epilogue: the same FLOPs and nothing else, the
 //       ceiling a GEMM that also does the GELU should be measured against (timed first and again last: its spread
 //       between the two is the run-to-run noise);
@@ -10,11 +10,14 @@
 // Each is timed by ladder::GpuTimer (common/chapter/gpu_timer.h), as bench_elementwise times its kernels and the
 // chapters their forwards: an L2 flush (a memset over twice the L2) before every run, CUDA events around the op alone,
 // the runs queued, 5 warm-up runs, the median (and minimum) of --iters runs. TFLOP/s counts the two GEMMs'
-// multiply-adds, 2 * M * dim * 2 * hidden, for every row alike. Before timing, each variant's output is compared with
-// (c) bit for bit: the share of identical outputs and the largest gap in bf16 ulps are printed; a variant more than a
-// few ulps off anywhere is a wrong kernel and stops the run (exit 1).
+// multiply-adds, 2 * M * dim * 2 * hidden, for every row alike, and "% mma" is that as a share of the mma.sync ceiling
+// measured first in the same run (bench/mma_ceiling.cu: register-resident mma.sync m16n8k16 on every SM, the
+// instruction the portable variant is built on). Before timing, each variant's output is compared with (c) bit for
+// bit: the share of identical outputs and the largest gap in bf16 ulps are printed; a variant more than a few ulps off
+// anywhere is a wrong kernel and stops the run (exit 1).
 //
-// Needs a Hopper GPU (chapter 04's kernels are sm_90a only). Run: build/bench/bench_epilogue_mlp [--iters 100]
+// Runs on every GPU from sm_80 on (the Hopper variants only on sm_90). Run: build/bench/bench_epilogue_mlp [--iters
+// 100]
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -29,6 +32,7 @@
 
 #include "03_fused_mlp/kernels.cuh"
 #include "04_epilogue_mlp/kernels.cuh"
+#include "bench/mma_ceiling.h"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
 #include "chapter/gpu_timer.h"
@@ -80,14 +84,24 @@ int bench(int argc, const char* const* argv) {
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
   const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
-  if (const std::string why = ch04::hopper_only(gpu.major, gpu.minor); !why.empty()) throw ladder::UsageError(why);
+  std::vector<ch04::GegluGemmVariant> variants;
+  for (const ch04::GegluGemmVariant& v : ch04::geglu_gemm_variants()) {
+    if (const std::string why = ch04::geglu_gemm_cannot_run(v.name, gpu.major, gpu.minor); why.empty())
+      variants.push_back(v);
+    else
+      fmt::print("not timed: {}\n", why);
+  }
+  if (variants.empty()) throw ladder::UsageError("this GPU runs none of the geglu_gemm variants (sm_80 or later)");
+  const double ceiling = benchmarks::mma_sync_ceiling_tflops(gpu.sms, iters);
   const ladder::GpuTimer timer;
   fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,
              timer.flush_words());
+  fmt::print("mma.sync ceiling: {:.1f} TFLOP/s (register-resident mma.sync m16n8k16 bf16 on every SM, median of {})\n",
+             ceiling, iters);
   fmt::print("median of {} runs after {} warm-up runs; x concat = median / cuBLASLt concat's (first run)\n\n", iters,
              ladder::GpuTimer::kWarmupRuns);
-  fmt::print("{:<18} {:<28} {:>10} {:>9} {:>8} {:>9} {:>11} {:>8}\n", "M,dim,hidden", "op", "median us", "min us",
-             "TFLOP/s", "x concat", "identical %", "max ulp");
+  fmt::print("{:<18} {:<28} {:>10} {:>9} {:>8} {:>6} {:>9} {:>11} {:>8}\n", "M,dim,hidden", "op", "median us", "min us",
+             "TFLOP/s", "% mma", "x concat", "identical %", "max ulp");
 
   struct Shape {
     int64_t M, dim, hidden;
@@ -119,12 +133,13 @@ int bench(int argc, const char* const* argv) {
     auto row = [&](const std::string& op, const std::function<void()>& f, const std::string& bits) {
       const ladder::GpuTiming t = timer.time(f, iters, 0);  // exactly --iters runs
       if (concat_us == 0) concat_us = t.median_us();
-      fmt::print("{:<18} {:<28} {:>10.1f} {:>9.1f} {:>8.1f} {:>9.3f} {}\n", shape, op, t.median_us(), t.min_us(),
-                 flops / (t.median_us() * 1e6), t.median_us() / concat_us, bits);
+      const double tflops = flops / (t.median_us() * 1e6);
+      fmt::print("{:<18} {:<28} {:>10.1f} {:>9.1f} {:>8.1f} {:>6.1f} {:>9.3f} {}\n", shape, op, t.median_us(),
+                 t.min_us(), tflops, 100.0 * tflops / ceiling, t.median_us() / concat_us, bits);
     };
     row("cublasLt concat (b)", concat, "");
     row("cublasLt g+u+gelu_mul (c)", eager, fmt::format("{:>11} {:>8}", "(ref)", "(ref)"));
-    for (const ch04::GatedGemmVariant& v : ch04::gated_gemm_variants()) {
+    for (const ch04::GegluGemmVariant& v : variants) {
       const auto op = [&, launch = v.launch] {
         launch(x.ptr<bf16>(), w_gate.ptr<bf16>(), w_up.ptr<bf16>(), m.ptr<bf16>(), s.M, s.dim, s.hidden, 0);
       };

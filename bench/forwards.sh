@@ -22,6 +22,6 @@ row 01_matmul_add --size 4096 --warmup --fused
 row 02_linear --batch 1024 --in_dim 32 --out_dim 64
 row 03_simple_mlp --batch 64 --seq 128 --dim 768 --hidden 3072
 row 03_fused_mlp --batch 64 --seq 128 --dim 768 --hidden 3072
-if "$b/04_epilogue_mlp" --check-only --batch 1 --seq 8 --dim 64 --hidden 64 >/dev/null 2>&1; then  # Hopper only
+if "$b/04_epilogue_mlp" --check-only --batch 1 --seq 8 --dim 64 --hidden 64 >/dev/null 2>&1; then  # any GPU from sm_80 on
   row 04_epilogue_mlp --batch 64 --seq 128 --dim 768 --hidden 3072
 fi

@@ -62,18 +62,36 @@ function(ladder_library_tests prefix dir)
   endif()
 endfunction()
 
-# add_chapter(NAME [KERNELS SOURCES...] [GENCODE CODE] [TEST_LIBS LIBS...]), called from the chapter's own
-# CMakeLists.txt: the executable NAME from main.cpp (host code), placed in the build folder's top (build/NAME);
-# KERNELS: the chapter's hand-written kernels (.cu), built into the library NAME_kernels, which the chapter, its tests
-# and the benchmarks link; GENCODE: compile those kernels for this one target only (e.g. arch=compute_90a,code=sm_90a)
-# instead of CMAKE_CUDA_ARCHITECTURES; tests/: cpu_*.cpp and gpu_*.cpp become NAME_cpu_tests and NAME_gpu_tests, linked
-# with TEST_LIBS too, and tests/cli.cmake (if any) adds the ctests that run the chapter (as ${CHAPTER_EXE}).
+# add_chapter(NAME [KERNELS SOURCES...] [SM90A_KERNELS SOURCES...] [TEST_LIBS LIBS...]), called from the chapter's
+# own CMakeLists.txt: the executable NAME from main.cpp (host code), placed in the build folder's top (build/NAME);
+# KERNELS: the chapter's hand-written kernels (.cu), built for CMAKE_CUDA_ARCHITECTURES into the library NAME_kernels,
+# which the chapter, its tests and the benchmarks link; SM90A_KERNELS: kernels that exist only in the sm_90a target
+# (wgmma, TMA, setmaxnreg), built for sm_90a alone into NAME_sm90a, which NAME_kernels links, and only when
+# CMAKE_CUDA_ARCHITECTURES include 90; NAME_kernels then compiles with LADDER_HAVE_SM90A=1 (else 0), and the chapter's
+# tests/cli.cmake sees LADDER_HAVE_SM90A too. tests/: cpu_*.cpp and gpu_*.cpp become NAME_cpu_tests and NAME_gpu_tests,
+# linked with TEST_LIBS too, and tests/cli.cmake (if any) adds the ctests that run the chapter (as ${CHAPTER_EXE}).
 # WORK: the chapter's own op's formula for op_work (trace/work.h), host code with no CUDA in it, built into NAME_work
 # with its test tests/work_test.cpp (NAME_work_tests). It is built in the build without CUDA too, since ladder-trace
 # links it to print the bytes and FLOPs of our traces; the rest of the chapter only with CUDA.
 # Headers are included by folder from the repository root: "03_fused_mlp/kernels.cuh".
+# Whether CMAKE_CUDA_ARCHITECTURES include Hopper: 90 in any spelling (90, 90a, 90-real, 90-virtual), "all",
+# "all-major", or "native" on a machine whose GPU is one.
+function(ladder_cuda_has_90 out)
+  set(archs "${CMAKE_CUDA_ARCHITECTURES}")
+  if(archs STREQUAL "native")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  endif()
+  set(has 0)
+  foreach(a IN LISTS archs)
+    if(a MATCHES "^(90[a-z]?(-real|-virtual)?|all|all-major)$")
+      set(has 1)
+    endif()
+  endforeach()
+  set(${out} ${has} PARENT_SCOPE)
+endfunction()
+
 function(add_chapter name)
-  cmake_parse_arguments(C "" "GENCODE;WORK" "KERNELS;TEST_LIBS" ${ARGN})
+  cmake_parse_arguments(C "" "WORK" "KERNELS;SM90A_KERNELS;TEST_LIBS" ${ARGN})
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
   if(C_WORK)
     add_library(${name}_work STATIC ${C_WORK})
@@ -86,6 +104,7 @@ function(add_chapter name)
     return()
   endif()
   set(libs ladder_chapter)
+  set(LADDER_HAVE_SM90A 0)
   if(C_WORK)
     list(APPEND libs ${name}_work)
   endif()
@@ -94,9 +113,22 @@ function(add_chapter name)
     ladder_warnings(${name}_kernels)
     target_include_directories(${name}_kernels PUBLIC ${PROJECT_SOURCE_DIR})
     target_link_libraries(${name}_kernels PUBLIC ladder_gpu)
-    if(C_GENCODE)
-      set_target_properties(${name}_kernels PROPERTIES CUDA_ARCHITECTURES OFF)
-      target_compile_options(${name}_kernels PRIVATE "SHELL:-gencode ${C_GENCODE}")
+    ladder_cuda_has_90(has_90)
+    if(C_SM90A_KERNELS AND has_90)
+      # The flag by hand: CMake 3.22 has no "90a" architecture name (and plain -arch=sm_90a also emits compute_90 PTX,
+      # which ptxas rejects).
+      # Their objects join NAME_kernels: one library, whose host code calls theirs and theirs its.
+      add_library(${name}_sm90a OBJECT ${C_SM90A_KERNELS})
+      ladder_warnings(${name}_sm90a)
+      set_target_properties(${name}_sm90a PROPERTIES CUDA_ARCHITECTURES OFF)
+      target_compile_options(${name}_sm90a PRIVATE "SHELL:-gencode arch=compute_90a,code=sm_90a")
+      target_include_directories(${name}_sm90a PRIVATE ${PROJECT_SOURCE_DIR})
+      target_link_libraries(${name}_sm90a PRIVATE ladder_gpu)
+      target_sources(${name}_kernels PRIVATE $<TARGET_OBJECTS:${name}_sm90a>)
+      set(LADDER_HAVE_SM90A 1)
+    endif()
+    if(C_SM90A_KERNELS)
+      target_compile_definitions(${name}_kernels PUBLIC LADDER_HAVE_SM90A=${LADDER_HAVE_SM90A})
     endif()
     list(APPEND libs ${name}_kernels)
   endif()
@@ -113,16 +145,20 @@ function(add_chapter name)
   endif()
 endfunction()
 
-# ladder_same_output(TEST_NAME A B ARGS... [SKIP REGEX]): a `gpu` ctest that runs the chapters A and B with the same
-# arguments and checks they print the same output checksum (cmake/same_output.cmake). SKIP: the skip regex, if it is
-# not the plain no-GPU one.
+# ladder_same_output(TEST_NAME A B ARGS... [B_ARGS...] [B_ENV VAR=VALUE...] [SKIP REGEX]): a `gpu` ctest that runs the
+# chapters A and B with the same arguments (B with B_ARGS after them, in the environment B_ENV) and checks they print
+# the same output checksum (cmake/same_output.cmake). SKIP: the skip regex, if it is not the plain no-GPU one.
 function(ladder_same_output test_name a b)
   if(NOT BUILD_TESTING OR NOT LADDER_HAVE_CUDA)
     return()
   endif()
-  cmake_parse_arguments(S "" "SKIP" "ARGS" ${ARGN})
+  cmake_parse_arguments(S "" "SKIP" "ARGS;B_ARGS;B_ENV" ${ARGN})
+  set(run_b $<TARGET_FILE:${b}>)
+  if(S_B_ENV)
+    set(run_b ${CMAKE_COMMAND} -E env ${S_B_ENV} $<TARGET_FILE:${b}>)
+  endif()
   add_test(NAME ${test_name}
-           COMMAND ${CMAKE_COMMAND} "-DCMD_A=$<TARGET_FILE:${a}>;${S_ARGS}" "-DCMD_B=$<TARGET_FILE:${b}>;${S_ARGS}"
+           COMMAND ${CMAKE_COMMAND} "-DCMD_A=$<TARGET_FILE:${a}>;${S_ARGS}" "-DCMD_B=${run_b};${S_ARGS};${S_B_ARGS}"
                    -P ${PROJECT_SOURCE_DIR}/cmake/same_output.cmake)
   ladder_gpu_test_properties(${test_name})
   if(S_SKIP)
@@ -165,4 +201,26 @@ function(ladder_chapter_trace test_name)
     COMMAND ${CMAKE_COMMAND} "-DCMD=${E_COMMAND}" -DDIR=${CMAKE_BINARY_DIR}/test-traces/${test_name}
             -DCHECKER=$<TARGET_FILE:ladder_check_trace> -P ${PROJECT_SOURCE_DIR}/cmake/chapter_trace.cmake)
   ladder_gpu_test_properties(${test_name})
+endfunction()
+
+# ladder_sanitizer_tests(NAME COMMAND...): three ctests, NAME.memcheck, NAME.racecheck and NAME.synccheck (label
+# `sanitizer`), that run the command under compute-sanitizer's tools and fail on any error (cmake/sanitizer.cmake).
+# Skipped without compute-sanitizer or without a GPU, failed there under LADDER_REQUIRE_GPU=1.
+function(ladder_sanitizer_tests test_name)
+  if(NOT BUILD_TESTING OR NOT LADDER_HAVE_CUDA)
+    return()
+  endif()
+  cmake_parse_arguments(E "" "" "COMMAND" ${ARGN})
+  find_program(LADDER_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
+  set(sanitizer "${LADDER_COMPUTE_SANITIZER}")
+  if(NOT sanitizer)
+    set(sanitizer "")
+  endif()
+  foreach(tool memcheck racecheck synccheck)
+    add_test(NAME ${test_name}.${tool}
+             COMMAND ${CMAKE_COMMAND} "-DCMD=${E_COMMAND}" -DTOOL=${tool} "-DSANITIZER=${sanitizer}"
+                     -P ${PROJECT_SOURCE_DIR}/cmake/sanitizer.cmake)
+    set_tests_properties(${test_name}.${tool} PROPERTIES LABELS sanitizer
+                         SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;compute-sanitizer was not found")
+  endforeach()
 endfunction()

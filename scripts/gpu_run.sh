@@ -22,13 +22,21 @@ step build build.log cmake --build --preset default
 export LADDER_REQUIRE_GPU=1
 step "ctest -L gpu" ctest_gpu.log ctest --preset default -L gpu -j 4
 step "ctest -L cpu" ctest_cpu.log ctest --preset default -L cpu -j 8
+# Every chapter under compute-sanitizer's memcheck, racecheck and synccheck (one at a time: each owns the GPU).
+step "ctest -L sanitizer" ctest_sanitizer.log ctest --preset default -L sanitizer
+# Chapter 04 with no Hopper code at all: a build for sm_80 only, whose chapter runs the portable variant (natively on an
+# sm_80-89 GPU, through its compute_80 PTX on a newer one), checked against 03_fused_mlp's checksum.
+step "sm_80-only build" build80.log bash -c 'cmake -S . -B build-sm80 -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=80 && cmake --build build-sm80 --target 04_epilogue_mlp 03_fused_mlp'
+step "sm_80-only 04 = 03_fused" same80.log bash -c 'args="--batch 3 --seq 5 --dim 64 --hidden 200 --seed 1 --check-only";
+  a=$(build-sm80/03_fused_mlp $args | grep checksum) && b=$(build-sm80/04_epilogue_mlp $args | grep checksum) &&
+  echo "03_fused: $a; 04 (portable, PTX): $b" && [ "$a" = "$b" ]'
+
 step "reference traces" record.log scripts/record_traces.sh "$out/reference" build
 if [ "$quick" != "--quick" ]; then
   step "bench/forwards.sh" forwards.txt bench/forwards.sh build
   step bench_elementwise bench_elementwise.txt build/bench/bench_elementwise
-  if [ -x build/bench/bench_epilogue_mlp ]; then
-    step bench_epilogue_mlp bench_epilogue_mlp.txt build/bench/bench_epilogue_mlp
-  fi
+  step bench_epilogue_mlp bench_epilogue_mlp.txt build/bench/bench_epilogue_mlp
 fi
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version,clocks.max.sm --format=csv; } > "$out/gpu.txt" 2>&1
 echo

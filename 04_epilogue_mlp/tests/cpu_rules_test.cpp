@@ -1,32 +1,146 @@
-// CPU tests of chapter 04's rules, the words the chapter prints before any GPU work: a shape TMA cannot tile, and a
-// GPU that is not a Hopper.
+// CPU tests of chapter 04's rules, the words the chapter prints before any GPU work (a shape the kernels cannot take,
+// a GPU a variant does not run on, which variant runs by default), the overlap rule, and the cache that keeps each
+// problem's tensor maps.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "04_epilogue_mlp/kernels.cuh"
+#include "04_epilogue_mlp/map_cache.h"
 
 namespace {
 
 bool has(const std::string& text, const std::string& words) { return text.find(words) != std::string::npos; }
 
 TEST(EpilogueRules, DimAndHiddenMustBeMultiplesOf8) {
-  EXPECT_EQ(ch04::tma_shape_rule(768, 3072), "");
-  EXPECT_EQ(ch04::tma_shape_rule(8, 8), "");
-  const std::string dim = ch04::tma_shape_rule(100, 3072), hidden = ch04::tma_shape_rule(768, 3070);
-  EXPECT_TRUE(has(dim, "dim = 100 is not a multiple of 8: TMA needs every row of x")) << dim;
-  EXPECT_TRUE(has(hidden, "hidden = 3070 is not a multiple of 8: TMA needs every row of m")) << hidden;
-  EXPECT_TRUE(has(hidden, "16-byte boundary")) << hidden;
+  EXPECT_EQ(ch04::geglu_gemm_shape_rule(768, 3072), "");
+  EXPECT_EQ(ch04::geglu_gemm_shape_rule(8, 8), "");
+  const std::string dim = ch04::geglu_gemm_shape_rule(100, 3072), hidden = ch04::geglu_gemm_shape_rule(768, 3070);
+  EXPECT_TRUE(has(dim, "dim = 100 is not a multiple of 8: the kernels copy 16 bytes at a time (TMA, cp.async)")) << dim;
+  EXPECT_TRUE(has(dim, "every row of x, w_gate and w_up must start on a 16-byte boundary")) << dim;
+  EXPECT_TRUE(has(hidden, "hidden = 3070 is not a multiple of 8")) << hidden;
+  EXPECT_TRUE(has(hidden, "every row of m must start")) << hidden;
 }
 
-TEST(EpilogueRules, OnlyHopperRunsTheKernels) {
-  EXPECT_EQ(ch04::hopper_only(9, 0), "");
-  for (auto [major, minor] : {std::pair{8, 0}, {8, 9}, {10, 0}, {12, 0}}) {
-    const std::string why = ch04::hopper_only(major, minor);
-    EXPECT_TRUE(has(why, "this rung needs a Hopper GPU")) << why;
-    EXPECT_TRUE(has(why, "sm_" + std::to_string(major) + std::to_string(minor))) << why;
-    EXPECT_TRUE(has(why, "h100/04_epilogue_mlp.json")) << why;  // where our trace is
+TEST(EpilogueRules, WhichGpuRunsWhichVariant) {
+  for (const ch04::GegluGemmVariant& v : ch04::geglu_gemm_variants()) {
+    SCOPED_TRACE(v.name);
+    EXPECT_EQ(ch04::geglu_gemm_cannot_run(v.name, 9, 0), "");  // every variant runs on an H100
+    const std::string old = ch04::geglu_gemm_cannot_run(v.name, 7, 5);
+    EXPECT_TRUE(has(old, "sm_75")) << old;
+    const bool hopper = std::string(v.name) != "portable";
+    for (auto [major, minor] : {std::pair{8, 0}, {8, 6}, {8, 9}, {10, 0}, {12, 0}}) {
+      const std::string why = ch04::geglu_gemm_cannot_run(v.name, major, minor);
+      if (!hopper) {
+        EXPECT_EQ(why, "") << "portable runs on sm_" << major << minor;
+        continue;
+      }
+      EXPECT_TRUE(has(why, std::string("the ") + v.name + " variant needs a Hopper GPU")) << why;
+      EXPECT_TRUE(has(why, "sm_" + std::to_string(major) + std::to_string(minor))) << why;
+      EXPECT_TRUE(has(why, "--kernel portable runs here")) << why;
+      EXPECT_TRUE(has(why, "h100/04_epilogue_mlp.json")) << why;  // where our trace is
+    }
   }
+  EXPECT_THROW(ch04::geglu_gemm_cannot_run("fastest", 9, 0), ladder::UsageError);
+}
+
+TEST(EpilogueRules, DefaultVariant) {
+  EXPECT_STREQ(ch04::geglu_gemm_default_variant(9, 0), LADDER_HAVE_SM90A ? "fast" : "portable");
+  for (auto [major, minor] : {std::pair{8, 0}, {8, 6}, {8, 9}, {10, 0}, {12, 0}})
+    EXPECT_STREQ(ch04::geglu_gemm_default_variant(major, minor), "portable");
+  // The list holds exactly what this build compiled: the Hopper variants only with sm_90a code, portable always last.
+  const auto& variants = ch04::geglu_gemm_variants();
+  ASSERT_FALSE(variants.empty());
+  EXPECT_STREQ(variants.back().name, "portable");
+  EXPECT_EQ(variants.size(), LADDER_HAVE_SM90A ? 6u : 1u);
+}
+
+TEST(EpilogueRules, OutputMustNotOverlapAnInput) {
+  // x: 4 x 64 bf16 (512 bytes) at 0x10000; w_gate, w_up: 8 x 64 (1024 bytes) at 0x20000 and 0x30000; m: 4 x 8.
+  const auto p = [](uintptr_t a) { return reinterpret_cast<const void*>(a); };
+  const void *x = p(0x10000), *wg = p(0x20000), *wu = p(0x30000);
+  const auto rule = [&](uintptr_t m) { return ch04::geglu_gemm_overlap_rule(x, wg, wu, p(m), 4, 64, 8); };
+  EXPECT_EQ(rule(0x40000), "");
+  EXPECT_EQ(rule(0x10000 + 512), "");   // right after x
+  EXPECT_EQ(rule(0x20000 - 64), "");    // m's 64 bytes end where w_gate starts
+  EXPECT_EQ(rule(0x30000 + 1024), "");  // right after w_up
+  EXPECT_TRUE(has(rule(0x10000), "m overlaps x: a GEMM reads its inputs again and again while it writes m"));
+  EXPECT_TRUE(has(rule(0x10000 + 510), "m overlaps x"));      // one byte in common
+  EXPECT_TRUE(has(rule(0x20000 - 63), "m overlaps w_gate"));  // m's last byte on w_gate's first
+  EXPECT_TRUE(has(rule(0x30000 + 1000), "m overlaps w_up"));
+  EXPECT_TRUE(has(rule(0x10000 - 8), "m must share no byte with x, w_gate or w_up"));
+  // Nothing to write, or nothing to read: nothing can overlap.
+  EXPECT_EQ(ch04::geglu_gemm_overlap_rule(x, wg, wu, x, 0, 64, 8), "");
+  EXPECT_EQ(ch04::geglu_gemm_overlap_rule(x, wg, wu, x, 4, 0, 8), "");
+}
+
+TEST(EpilogueRules, ProblemKeyTellsEveryFieldApart) {
+  const ch04::ProblemKey base{0, &base, &base + 1, &base + 2, &base + 3, 8192, 768, 3072, 128, 128, 64};
+  EXPECT_EQ(base, base);
+  for (int field = 0; field < 11; ++field) {
+    ch04::ProblemKey k = base;
+    switch (field) {
+      case 0:
+        k.device = 1;
+        break;
+      case 1:
+        k.x = nullptr;
+        break;
+      case 2:
+        k.w_gate = nullptr;
+        break;
+      case 3:
+        k.w_up = nullptr;
+        break;
+      case 4:
+        k.m = nullptr;
+        break;
+      case 5:
+        k.M = 8191;
+        break;
+      case 6:
+        k.dim = 776;
+        break;
+      case 7:
+        k.hidden = 3080;
+        break;
+      case 8:
+        k.x_rows = 64;
+        break;
+      case 9:
+        k.w_rows = 64;
+        break;
+      case 10:
+        k.m_rows = 128;
+        break;
+    }
+    EXPECT_NE(k, base) << "field " << field;
+  }
+}
+
+TEST(EpilogueRules, SmallCacheBuildsOncePerKeyAndForgetsTheOldest) {
+  ch04::SmallCache<int, int, 3> cache;
+  int builds = 0;
+  const auto get = [&](int key) { return cache.get(key, [&] { return ++builds, key * 10; }); };
+  EXPECT_EQ(get(1), 10);
+  EXPECT_EQ(get(1), 10);
+  EXPECT_EQ(builds, 1);  // the second call remembered
+  EXPECT_EQ(get(2), 20);
+  EXPECT_EQ(get(3), 30);
+  EXPECT_EQ(builds, 3);
+  EXPECT_EQ(cache.size(), 3);
+  EXPECT_EQ(get(4), 40);  // full: replaces 1, the oldest
+  EXPECT_EQ(cache.size(), 3);
+  EXPECT_EQ(get(2), 20);
+  EXPECT_EQ(get(3), 30);
+  EXPECT_EQ(builds, 4);
+  EXPECT_EQ(get(1), 10);  // forgotten: built again
+  EXPECT_EQ(builds, 5);
+  EXPECT_EQ(cache.builds(), 5);
+  // A build that throws remembers nothing.
+  EXPECT_THROW(cache.get(7, []() -> int { throw 1; }), int);
+  EXPECT_EQ(get(7), 70);
+  EXPECT_EQ(builds, 6);
 }
 
 }  // namespace

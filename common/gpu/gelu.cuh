@@ -1,4 +1,5 @@
-// The one float32 GELU (tanh approximation) that every hand-written kernel of chapter 03 calls.
+// The one float32 GELU (tanh approximation) that every hand-written kernel of chapters 03 and 04 calls, and below it
+// the same function with cheaper special-function instructions, which chapter 04's "fast" variant calls.
 //
 // The eager chapter (03_simple_mlp: gelu, then mul) and the fused one (03_fused_mlp: gelu_mul) must give bit-identical
 // outputs: fusion changes memory traffic, not numbers. The surest way to keep that promise is to have both kernels
@@ -52,6 +53,34 @@ __device__ __forceinline__ float gelu_tanh_f32(float x) {
   // The denominator is >= 1, so its only special cases are huge or infinite values, where it returns 0 (x > 0 is
   // impossible there: only a very negative x makes exp(-2 * inner) that large).
   return __fdividef(x, __fadd_rn(1.0f, e));
+}
+
+// 2^x by the special-function unit in its flush-to-zero form: one MUFU.EX2. exp2f is the same MUFU.EX2 plus 3
+// instructions that keep results below 2^-126 exact (denormal); in the GELU such an e is added to 1.0f, where it
+// vanishes either way.
+__device__ __forceinline__ float ex2_ftz(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// 1/x by the special-function unit, flush-to-zero form: one MUFU.RCP. __fdividef(x, y) is x times this plus range
+// handling for huge y.
+__device__ __forceinline__ float rcp_ftz(float x) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// gelu_tanh_f32, the same operations in the same order, with the two special functions in their flush-to-zero forms.
+// Not the same float32 bits on every input (denormal corners differ), but the same value after rounding to bf16 on
+// every one of the 65536 bf16 inputs, which is all a kernel that rounds g to bf16 first can feed it (chapter 04's
+// epilogue): 04_epilogue_mlp/tests/gpu_arithmetic_test.cpp checks all of them.
+__device__ __forceinline__ float gelu_tanh_f32_ftz(float x) {
+  const float x_cube = __fmul_rn(__fmul_rn(x, x), x);
+  const float inner = __fmul_rn(kGeluBeta, __fmaf_rn(kGeluKappa, x_cube, x));
+  const float e = ex2_ftz(__fmul_rn(inner, kMinusTwoLog2e));
+  return __fmul_rn(x, rcp_ftz(__fadd_rn(1.0f, e)));
 }
 
 }  // namespace ladder
