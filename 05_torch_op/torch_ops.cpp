@@ -20,6 +20,7 @@
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/library.h>
 
 #include <algorithm>
@@ -152,4 +153,11 @@ TORCH_LIBRARY_IMPL(ladder, CUDA, m) {
 TORCH_LIBRARY_IMPL(ladder, CPU, m) {
   m.impl("gelu_mul", &gelu_mul);
   m.impl("geglu_gemm", &geglu_gemm);
+}
+
+// No derivative yet: backward() through these ops raises "derivative for ladder::... is not implemented". Without this
+// registration PyTorch would only warn, and the inputs would silently get no gradient.
+TORCH_LIBRARY_IMPL(ladder, Autograd, m) {
+  m.impl("gelu_mul", torch::autograd::autogradNotImplementedFallback());
+  m.impl("geglu_gemm", torch::autograd::autogradNotImplementedFallback());
 }

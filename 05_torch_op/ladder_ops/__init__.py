@@ -4,6 +4,7 @@
     m = torch.ops.ladder.geglu_gemm(x, w_gate, w_up)    # gelu_tanh(x @ w_gate.T) * (x @ w_up.T), one kernel
     y = torch.ops.ladder.gelu_mul(g, u)                 # gelu_tanh(g) * u, one kernel
     mlp = ladder_ops.LadderGEGLUMLP(config)             # where the blog builds LigerGEGLUMLP(config)
+    import ladder_ops as kernels_layers                 # ...or, in the blog's script, in place of its get_kernel line
 
 The ops take bf16, contiguous CUDA tensors and give new ones; they are forward-only (no autograd formula).
 The library is found at $LADDER_TORCH_LIB, beside this file (pip install), or in the repository's build/.
@@ -14,7 +15,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-__all__ = ["LadderGEGLUMLP", "fused_gemm_runs", "library_path"]
+__all__ = ["LadderGEGLUMLP", "LigerGEGLUMLP", "fused_gemm_runs", "library_path"]
 
 
 def library_path():
@@ -92,3 +93,8 @@ class LadderGEGLUMLP(nn.Module):
         else:
             m = torch.ops.ladder.gelu_mul(self.gate_proj(x), self.up_proj(x))
         return self.down_proj(m)
+
+
+# The name the blog's script asks its kernel package's `.layers` for: `import ladder_ops as kernels_layers` in place of
+# its `kernels_layers = get_kernel("kernels-community/liger-kernels", version=1).layers` runs it on our kernels.
+LigerGEGLUMLP = LadderGEGLUMLP

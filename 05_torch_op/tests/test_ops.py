@@ -96,6 +96,7 @@ class ModuleTests(unittest.TestCase):
         self.assertEqual(list(mlp.state_dict()), ["gate_proj.weight", "up_proj.weight", "down_proj.weight"])
         self.assertEqual((mlp.hidden_size, mlp.intermediate_size), (768, 3072))
         mlp.load_state_dict(SimpleGeGLUMLP(768, 3072).state_dict())  # the blog's weights load as they are
+        self.assertIs(ladder_ops.LigerGEGLUMLP, ladder_ops.LadderGEGLUMLP)  # `import ladder_ops as kernels_layers`
 
     def test_refuses_another_activation(self):
         with self.assertRaisesRegex(ValueError, "not the tanh GELU"):
@@ -115,6 +116,12 @@ class ModuleTests(unittest.TestCase):
         self.assertEqual(ops.gelu_mul(x, x).shape, x.shape)
         with self.assertRaisesRegex(RuntimeError, "must both be"):
             ops.geglu_gemm(x, w, w[:100])
+
+    def test_backward_raises(self):
+        # Forward-only ops: a backward through them must fail loudly, not leave the gradient silently empty.
+        g = torch.empty(4, dtype=BF16, device="meta", requires_grad=True)
+        with self.assertRaisesRegex(RuntimeError, "derivative for ladder::gelu_mul is not implemented"):
+            ops.gelu_mul(g, g).sum().backward()
 
     def test_variant_queries(self):
         names = ops.geglu_gemm_variants()
