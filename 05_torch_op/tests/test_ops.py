@@ -8,7 +8,6 @@ Without a GPU the GPU tests skip with "no CUDA GPU was found" (ctest then report
 LADDER_REQUIRE_GPU=1, set on every GPU machine, the file fails instead, with a message that leaves that phrase out.
 """
 import os
-import re
 import unittest
 
 REQUIRE_GPU = os.environ.get("LADDER_REQUIRE_GPU", "") not in ("", "0")
