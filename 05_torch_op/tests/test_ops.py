@@ -178,16 +178,19 @@ class OpTests(unittest.TestCase):
     def test_geglu_gemm_against_reference_and_gelu_mul(self):
         self.need_fused()
         # The blog's shape, then odd ones: rows around the tiles' 64 and 128, dims that are multiples of 8 only.
-        for lead, M, dim, hidden in (((64,), 128, 768, 3072), ((), 1, 768, 3072), ((3,), 5, 64, 200),
-                                     ((), 127, 1000, 1032), ((), 300, 200, 200), ((), 3, 24, 16)):
+        # `bitwise`: the shapes at which 04's own tests compare with its chapter 03 path bit for bit (cuBLAS gate and
+        # up, then gelu_mul); elsewhere cuBLAS may sum in another order (split-K, a GEMV for one row), so g and u may
+        # round to the neighbouring bf16, and only the tolerance holds.
+        for lead, M, dim, hidden, bitwise in (((64,), 128, 768, 3072, True), ((), 300, 200, 200, True),
+                                              ((), 1, 768, 3072, False), ((3,), 5, 64, 200, False),
+                                              ((), 127, 1000, 1032, False), ((), 3, 24, 16, False)):
             with self.subTest(lead=lead, M=M, dim=dim, hidden=hidden):
                 x, w_gate, w_up = problem(M, dim, hidden, seed=M + dim, lead=lead)
                 m = ops.geglu_gemm(x, w_gate, w_up)
                 self.assertEqual(m.shape, (*lead, M, hidden))
                 torch.testing.assert_close(m, reference_m(x, w_gate, w_up), **GEMM_TOL)
-                # As 04's tests check against its chapter 03 path (cuBLAS gate and up, then gelu_mul): bit for bit.
-                want = ops.gelu_mul(x @ w_gate.T, x @ w_up.T)
-                self.assertEqual(differ_report(m, want), "")
+                if bitwise:
+                    self.assertEqual(differ_report(m, ops.gelu_mul(x @ w_gate.T, x @ w_up.T)), "")
 
     def test_every_variant_runs_or_says_why(self):
         x, w_gate, w_up = problem(300, 200, 200, seed=5)
