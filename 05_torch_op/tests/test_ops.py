@@ -245,8 +245,8 @@ class OpTests(unittest.TestCase):
                 torch.testing.assert_close(mlp(x), blog(x), atol=2e-2, rtol=2e-2)
 
     def test_side_stream(self):
-        # On a side stream the inputs are written only after a spin of 50 million GPU cycles (tens of ms). A kernel launched on any other stream
-        # would read them before that write and give the wrong output.
+        # On a side stream the inputs are written only after a spin of 50 million GPU cycles (tens of ms). A kernel
+        # launched on any other stream would read them before that write and give the wrong output.
         self.need_fused()
         x_src, w_gate, w_up = problem(256, 768, 3072, seed=7)
         g_src, u = torch.randn(2, 1 << 20, device="cuda", dtype=BF16).unbind(0)
