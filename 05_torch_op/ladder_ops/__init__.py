@@ -23,7 +23,8 @@ def library_path():
     if os.environ.get("LADDER_TORCH_LIB"):
         return Path(os.environ["LADDER_TORCH_LIB"])
     here = Path(__file__).resolve().parent
-    for path in (here / "libladder_torch_ops.so", here.parent.parent / "build/chapters/05_torch_op/libladder_torch_ops.so"):
+    in_build = here.parent.parent / "build/chapters/05_torch_op/libladder_torch_ops.so"
+    for path in (here / "libladder_torch_ops.so", in_build):
         if path.exists():
             return path
     raise ImportError("ladder_ops: libladder_torch_ops.so not found: build it (05_torch_op/README.md) or set "

@@ -1,7 +1,7 @@
 """Tests of chapter 05: the ops torch.ops.ladder.gelu_mul and geglu_gemm, their fakes, and LadderGEGLUMLP.
 
 Run by ctest (05_torch_op.pytest, label gpu) with LADDER_TORCH_LIB set to the built library; by hand:
-    LADDER_TORCH_LIB=build/chapters/05_torch_op/libladder_torch_ops.so PYTHONPATH=05_torch_op python -m pytest 05_torch_op/tests
+    PYTHONPATH=05_torch_op python -m pytest 05_torch_op/tests    (LADDER_TORCH_LIB: the library, if not in build/)
 Plain unittest, so `python -m unittest` runs it too where pytest is not installed.
 
 Without a GPU the GPU tests skip with "no CUDA GPU was found" (ctest then reports the test skipped); under
@@ -141,7 +141,8 @@ class OpTests(unittest.TestCase):
 
     def need_fused(self):
         if not self.fused:
-            self.skipTest(f"no geglu_gemm variant runs on this GPU: {ops.geglu_gemm_cannot_run('', *torch.cuda.get_device_capability())}")
+            why = ops.geglu_gemm_cannot_run("", *torch.cuda.get_device_capability())
+            self.skipTest(f"no geglu_gemm variant runs on this GPU: {why}")
 
     # ------------------------------------------------------------ outputs
     def test_gelu_mul_against_eager_pytorch(self):
