@@ -11,6 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake --build --preset default
+# Chapter 05 (our kernels as PyTorch ops) is built and tested only with -DLADDER_TORCH=ON: say so when it was not.
+grep -q '^LADDER_TORCH:BOOL=ON' build/CMakeCache.txt 2>/dev/null ||
+  echo "05_torch_op: skipped (it needs torch >= 2.9 for CUDA 13: configure with -DLADDER_TORCH=ON, see 05_torch_op/README.md)"
 ctest --preset default "$@"
 if grep -q '^LADDER_HAVE_CUDA:INTERNAL=ON' build/CMakeCache.txt 2>/dev/null; then
   echo
