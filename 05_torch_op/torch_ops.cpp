@@ -37,13 +37,20 @@ const __nv_bfloat16* bf16_ptr(const at::Tensor& t) {
   return reinterpret_cast<const __nv_bfloat16*>(t.data_ptr<at::BFloat16>());
 }
 
+// "[16, 64]": a tensor's sizes for a message. Written here rather than streamed as an IntArrayRef: on the lent H100
+// (torch 2.11.0+cu130) a TORCH_CHECK that streamed t.sizes() crashed the process (SIGSEGV) instead of raising.
+std::string shape(const at::Tensor& t) {
+  std::string s = "[";
+  for (int64_t d = 0; d < t.dim(); ++d) s += (d ? ", " : "") + std::to_string(t.size(d));
+  return s + "]";
+}
+
 // bf16, on `device` (a CUDA device), contiguous: what the chapters' kernels walk as a flat row-major array.
 void check_input(const char* op, const char* name, const at::Tensor& t, const at::Device& device) {
   TORCH_CHECK(t.is_cuda(), op, ": ", name, " must be a CUDA tensor, got one on ", t.device());
   TORCH_CHECK(t.device() == device, op, ": ", name, " is on ", t.device(), " but the first input is on ", device);
   TORCH_CHECK(t.scalar_type() == at::kBFloat16, op, ": ", name, " must be bfloat16, got ", t.scalar_type());
-  TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous (call .contiguous() first), got strides ",
-              t.strides(), " for sizes ", t.sizes());
+  TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous (call .contiguous() first)");
 }
 
 // Runs a chapter's launcher; its ladder::Error (a shape rule, an alignment, a GPU it cannot run on, a CUDA error)
@@ -62,7 +69,7 @@ at::Tensor gelu_mul(const at::Tensor& g, const at::Tensor& u) {
   constexpr const char* op = "ladder::gelu_mul";
   check_input(op, "g", g, g.device());
   check_input(op, "u", u, g.device());
-  TORCH_CHECK(g.sizes() == u.sizes(), op, ": g and u must have the same shape, got ", g.sizes(), " and ", u.sizes());
+  TORCH_CHECK(g.sizes() == u.sizes(), op, ": g and u must have the same shape, got ", shape(g), " and ", shape(u));
   const c10::cuda::CUDAGuard guard(g.device());
   at::Tensor out = at::empty(g.sizes(), g.options());
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
@@ -95,7 +102,7 @@ at::Tensor geglu_gemm(const at::Tensor& x, const at::Tensor& w_gate, const at::T
   TORCH_CHECK(x.dim() >= 1, op, ": x must have at least one dimension (its last is dim)");
   TORCH_CHECK(w_gate.dim() == 2 && w_gate.size(1) == x.size(-1) && w_up.sizes() == w_gate.sizes(), op,
               ": w_gate and w_up must both be [hidden, dim] with dim = x.size(-1) = ", x.size(-1), ", got ",
-              w_gate.sizes(), " and ", w_up.sizes());
+              shape(w_gate), " and ", shape(w_up));
   const int64_t dim = x.size(-1), hidden = w_gate.size(0);
   int64_t M = 1;  // x's leading sizes multiplied: [batch, seq, dim] is batch * seq rows (also when dim is 0)
   for (int64_t d = 0; d + 1 < x.dim(); ++d) M *= x.size(d);
@@ -108,9 +115,9 @@ at::Tensor geglu_gemm(const at::Tensor& x, const at::Tensor& w_gate, const at::T
   const std::string why = ch04::geglu_gemm_cannot_run(v.name, p->major, p->minor);
   TORCH_CHECK(why.empty(), op, ": variant '", v.name, "': ", why);
 
-  std::vector<int64_t> shape = x.sizes().vec();
-  shape.back() = hidden;
-  at::Tensor m = at::empty(shape, x.options());
+  std::vector<int64_t> m_sizes = x.sizes().vec();
+  m_sizes.back() = hidden;
+  at::Tensor m = at::empty(m_sizes, x.options());
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
   run_launcher(op, [&] {
     v.launch(bf16_ptr(x), bf16_ptr(w_gate), bf16_ptr(w_up),
