@@ -14,7 +14,9 @@ namespace {
 bool geglu_gemm(const ladder::Event& op, ladder::Work* w) {
   const auto& dims = op.input_dims();
   const auto& types = op.input_types();
-  if (dims.size() != 3 || dims[0].empty() || dims[1].size() != 2 || dims[2] != dims[1]) return false;
+  // Three tensors; torch.ops.ladder.geglu_gemm (chapter 05) records its `variant` string as a fourth input with no dims.
+  if (dims.size() == 4 && !dims[3].empty()) return false;
+  if (dims.size() < 3 || dims.size() > 4 || dims[0].empty() || dims[1].size() != 2 || dims[2] != dims[1]) return false;
   if (types.size() < 3) return false;
   const int64_t k = dims[0].back(), hidden = dims[1][0];
   if (k != dims[1][1] || k <= 0) return false;

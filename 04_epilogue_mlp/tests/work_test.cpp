@@ -27,6 +27,19 @@ TEST(GegluGemmWork, TwoGemmsOneOutputAfterRegistering) {
   EXPECT_EQ(w.bytes, (8192.0 * 768 + 2 * 3072 * 768 + 8192 * 3072) * 2);  // g and u never leave the chip
 }
 
+// The op as torch.profiler records chapter 05's torch.ops.ladder.geglu_gemm: the keyword `variant` is a fourth input,
+// a string, with no dims and no type (traces/reference/h100/05_ladder.json).
+TEST(GegluGemmWork, TheTorchOpsVariantArgumentIsNoTensor) {
+  Work w;
+  ch04::register_geglu_gemm_work();
+  Event torch_op = op({});
+  torch_op.set_inputs({{64, 128, 768}, {3072, 768}, {3072, 768}, {}},
+                      {"c10::BFloat16", "c10::BFloat16", "c10::BFloat16", ""});
+  ASSERT_TRUE(op_work(torch_op, &w));
+  EXPECT_EQ(w.flops, 2.0 * 8192 * (2 * 3072) * 768);
+  EXPECT_FALSE(op_work(op({{64, 768}, {3072, 768}, {3072, 768}, {3}}, 4), &w));  // a fourth tensor: not our op's form
+}
+
 TEST(GegluGemmWork, ShapesThatDoNotFitAreUnknown) {
   Work w;
   ch04::register_geglu_gemm_work();
