@@ -51,7 +51,7 @@ const Expect kTraces[] = {
     {"03_simple_mlp.json", 3, 5, {"coopA", "coopB", "gelu_vec", "mul_vec"}},
     {"03_fused_mlp.json", 3, 4, {"coopA", "coopB", "gelu_mul_vec"}},
     {"03_fused_mlp_graph.json", 3, 4, {"coopA", "coopB", "gelu_mul_vec"}},
-    {"04_epilogue_mlp.json", 3, 2, {"gated_gemm", "coopB"}},
+    {"04_epilogue_mlp.json", 3, 2, {"geglu_gemm_fast", "coopB"}},
     {"runs-without-warmup/01_matmul_add_size64.json", 3, 2, {"gemm", "add_bias"}},
     {"runs-without-warmup/01_matmul_add_size4096.json", 3, 2, {"gemm", "add_bias"}},
 };
@@ -66,7 +66,12 @@ TEST(ReferenceTraces, EveryCommittedTraceLoadsPassesTheCheckerAndHasKernelsInEac
     std::ifstream in(kRoot + file);
     ASSERT_TRUE(in);
     const nlohmann::json doc = nlohmann::json::parse(in);
-    for (const std::string& p : ladder::testing::check_trace(doc)) ADD_FAILURE() << p;
+    // Our writer's contract holds for what the chapters wrote. The 05_* traces were written by torch.profiler
+    // (05_torch_op/profile_mlp.py), which breaks it in ways the reader takes (launch arrows whose kernel fell outside
+    // the window, for one): for them only the reading below.
+    const bool by_torch = std::filesystem::path(file).filename().string().rfind("05_", 0) == 0;
+    if (!by_torch)
+      for (const std::string& p : ladder::testing::check_trace(doc)) ADD_FAILURE() << p;
 
     const Trace t = load_trace(kRoot + file);
     EXPECT_TRUE(t.load_note.empty()) << t.load_note;
