@@ -27,6 +27,8 @@
 // TUNING.md has what was tried and measured (tile shapes, stages, the persistent grid) and what limits it.
 #include "04_epilogue_mlp/portable.cuh"
 
+#include "04_epilogue_mlp/launch.h"
+
 #include "cuda/check.h"
 #include "gpu/gelu.cuh"
 
@@ -235,19 +237,15 @@ __global__ void __launch_bounds__(kThreads, 2)
 void launch_portable(const bf16* x, const bf16* w_gate, const bf16* w_up, bf16* m, int64_t M, int64_t dim,
                      int64_t hidden, cudaStream_t stream) {
   if (M == 0 || hidden == 0) return;
-  // Blocks that fit on the GPU at once, asked once per device (cudaDeviceGetAttribute and the occupancy query are
-  // host calls a reader would see in the trace on every call otherwise).
-  static int slots_of[64] = {};
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  int& slots = slots_of[device % 64];
-  if (slots == 0 || device >= 64) {
-    int sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaFuncSetAttribute(geglu_gemm_portable, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, geglu_gemm_portable, kThreads, kSmemBytes));
-    slots = sms * (per_sm > 0 ? per_sm : 1);
-  }
+  // As many blocks as fit on the GPU at once: the SM count asked once per device (launch.h), the blocks per SM once per
+  // process (a grid size only: any count is correct).
+  allow_smem<geglu_gemm_portable>(kSmemBytes);
+  static const int per_sm = [] {
+    int n = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, geglu_gemm_portable, kThreads, kSmemBytes));
+    return n > 0 ? n : 1;
+  }();
+  const int64_t slots = int64_t(current_device().sms) * per_sm;
   const int64_t tiles = (M + kBM - 1) / kBM * ((hidden + kBN - 1) / kBN);
   const unsigned grid = unsigned(tiles < slots ? tiles : slots);
   geglu_gemm_portable<<<grid, kThreads, kSmemBytes, stream>>>(x, w_gate, w_up, m, M, dim, hidden);
