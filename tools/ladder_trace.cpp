@@ -28,8 +28,6 @@
 #include <string>
 #include <vector>
 
-#include "03_fused_mlp/work.h"
-#include "04_epilogue_mlp/work.h"
 
 #include "base/error.h"
 #include "open_in_perfetto.h"
@@ -48,6 +46,7 @@
 #include "trace/text.h"
 #include "trace/timeline.h"
 #include "trace/trace.h"
+#include "work/ladder_ops.h"
 
 using namespace ladder;
 
@@ -272,6 +271,12 @@ int main(int argc, char** argv) {
   memory->add_flag("--json", json, "the same as a JSON list of rows");
   max_json_option(memory);
 
+  if (argc == 1) {  // no subcommand: say which there are, in one line
+    std::string names;
+    for (const CLI::App* s : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + s->get_name();
+    fmt::print(stderr, "error: a subcommand is needed ({}); ladder-trace --help says what each does\n", names);
+    return 2;
+  }
   if (const std::string bad = unknown_word(argc, argv, app); !bad.empty()) {
     fmt::print(stderr, "error: {}\n", bad);
     return 2;
@@ -321,8 +326,7 @@ int main(int argc, char** argv) {
       open_in_perfetto(file, !no_browser);
       return 0;
     }
-    ch03::register_gelu_mul_work();  // the bytes and FLOPs of the ladder's own ops, as their chapters define them
-    ch04::register_geglu_gemm_work();
+    ladder::register_ladder_ops_work();  // the bytes and FLOPs of the ladder's own ops (common/work)
     table.row_limit = rows;
     table.format = csv ? OutputFormat::Csv : json ? OutputFormat::Json : OutputFormat::Text;
     if (*summary) {
