@@ -37,17 +37,6 @@ const __nv_bfloat16* bf16_ptr(const at::Tensor& t) {
   return reinterpret_cast<const __nv_bfloat16*>(t.data_ptr<at::BFloat16>());
 }
 
-// "[16, 64]": a tensor's sizes for a message. Every number in our messages is made a string with std::to_string
-// before TORCH_CHECK sees it: in this library, built with the ladder's flags against torch 2.11.0+cu130 on the lent
-// H100 machine, c10::str of an integer (what TORCH_CHECK does with an int64_t or an IntArrayRef argument) crashed the
-// process with SIGSEGV, while strings, the dtype and the device printed fine (a diagnostic op returning
-// c10::str("n = ", n) crashed; one returning "n = " + std::to_string(n) did not). Not understood yet.
-std::string shape(const at::Tensor& t) {
-  std::string s = "[";
-  for (int64_t d = 0; d < t.dim(); ++d) s += (d ? ", " : "") + std::to_string(t.size(d));
-  return s + "]";
-}
-
 // bf16, on `device` (a CUDA device), contiguous: what the chapters' kernels walk as a flat row-major array.
 void check_input(const char* op, const char* name, const at::Tensor& t, const at::Device& device) {
   TORCH_CHECK(t.is_cuda(), op, ": ", name, " must be a CUDA tensor, got one on ", t.device());
@@ -72,7 +61,7 @@ at::Tensor gelu_mul(const at::Tensor& g, const at::Tensor& u) {
   constexpr const char* op = "ladder::gelu_mul";
   check_input(op, "g", g, g.device());
   check_input(op, "u", u, g.device());
-  TORCH_CHECK(g.sizes() == u.sizes(), op, ": g and u must have the same shape, got ", shape(g), " and ", shape(u));
+  TORCH_CHECK(g.sizes() == u.sizes(), op, ": g and u must have the same shape, got ", g.sizes(), " and ", u.sizes());
   const c10::cuda::CUDAGuard guard(g.device());
   at::Tensor out = at::empty(g.sizes(), g.options());
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
@@ -104,8 +93,8 @@ at::Tensor geglu_gemm(const at::Tensor& x, const at::Tensor& w_gate, const at::T
   check_input(op, "w_up", w_up, x.device());
   TORCH_CHECK(x.dim() >= 1, op, ": x must have at least one dimension (its last is dim)");
   TORCH_CHECK(w_gate.dim() == 2 && w_gate.size(1) == x.size(-1) && w_up.sizes() == w_gate.sizes(), op,
-              ": w_gate and w_up must both be [hidden, dim] with dim = x.size(-1) = ", std::to_string(x.size(-1)), ", got ",
-              shape(w_gate), " and ", shape(w_up));
+              ": w_gate and w_up must both be [hidden, dim] with dim = x.size(-1) = ", x.size(-1), ", got ",
+              w_gate.sizes(), " and ", w_up.sizes());
   const int64_t dim = x.size(-1), hidden = w_gate.size(0);
   int64_t M = 1;  // x's leading sizes multiplied: [batch, seq, dim] is batch * seq rows (also when dim is 0)
   for (int64_t d = 0; d + 1 < x.dim(); ++d) M *= x.size(d);

@@ -1,134 +1,15 @@
-"""Tests of chapter 05: the ops torch.ops.ladder.gelu_mul and geglu_gemm, their fakes, and LadderGEGLUMLP.
-
-Run by ctest (05_torch_op.pytest, label gpu) with LADDER_TORCH_LIB set to the built library; by hand:
-    PYTHONPATH=05_torch_op python -m pytest 05_torch_op/tests    (LADDER_TORCH_LIB: the library, if not in build/)
-Plain unittest, so `python -m unittest` runs it too where pytest is not installed.
-
-Without a GPU the GPU tests skip with "no CUDA GPU was found" (ctest then reports the test skipped); under
-LADDER_REQUIRE_GPU=1, set on every GPU machine, the file fails instead, with a message that leaves that phrase out.
+"""Chapter 05's GPU tests: the ops against eager PyTorch and chapter 04, opcheck, torch.compile, streams, CUDA graphs,
+every refusal. ctest runs them as 05_torch_op.gpu_tests (label gpu): without a GPU they skip with "no CUDA GPU was
+found"; under LADDER_REQUIRE_GPU=1, set on every GPU machine, the file fails instead, with a message that leaves that
+phrase out.
 """
-import os
 import unittest
 
-REQUIRE_GPU = os.environ.get("LADDER_REQUIRE_GPU", "") not in ("", "0")
-try:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
-except (ImportError, OSError) as e:  # OSError: a torch whose shared libraries do not load
-    if REQUIRE_GPU:
-        raise RuntimeError(f"LADDER_REQUIRE_GPU is set, but torch does not import: {e}")
-    raise unittest.SkipTest(f"torch cannot be imported: {e}")
+from support import (BF16, GELU_TOL, GEMM_TOL, HAVE_GPU, NO_GPU, REQUIRE_GPU, Config, F, SimpleGeGLUMLP, differ_report,
+                     ladder_ops, ops, problem, reference_m, torch)
 
-import ladder_ops  # noqa: E402  (loads the op library)
-
-HAVE_GPU = torch.cuda.is_available()
-NO_GPU = "no CUDA GPU was found (torch.cuda.is_available() is False)"
 if REQUIRE_GPU and not HAVE_GPU:
     raise RuntimeError("LADDER_REQUIRE_GPU is set, but torch.cuda.is_available() is False: nothing would be tested")
-
-ops = torch.ops.ladder
-BF16 = torch.bfloat16
-# Chapter 04's tolerance against a reference that rounds where eager PyTorch stores (04_epilogue_mlp/tests): the
-# GEMMs' float32 sums may round to the neighbouring bf16, and the chain after them then moves by an ulp or two.
-GEMM_TOL = dict(atol=1e-3, rtol=1 / 64)
-# Our GELU matches PyTorch's within one bf16 step, not bit for bit (common/gpu/gelu.cuh): after the product that is
-# two steps (rtol 2^-7); below x ~ -2.9 PyTorch's own float32 formula loses its digits, but there |gelu| < 0.004, so
-# |gelu * u| < 0.02 for these inputs (atol).
-GELU_TOL = dict(atol=2e-2, rtol=2**-7)
-
-
-class Config:  # what the blog's script hands LigerGEGLUMLP: a Hugging Face config's three fields
-    def __init__(self, hidden_size=768, intermediate_size=3072, hidden_act="gelu_pytorch_tanh"):
-        self.hidden_size, self.intermediate_size, self.hidden_act = hidden_size, intermediate_size, hidden_act
-
-
-class SimpleGeGLUMLP(nn.Module):  # the blog's eager MLP (03_simple_mlp.py), whose weights the drop-in must load
-    def __init__(self, dim, hidden):
-        super().__init__()
-        self.gate_proj = nn.Linear(dim, hidden, bias=False)
-        self.up_proj = nn.Linear(dim, hidden, bias=False)
-        self.down_proj = nn.Linear(hidden, dim, bias=False)
-
-    def forward(self, x):
-        return self.down_proj(F.gelu(self.gate_proj(x), approximate="tanh") * self.up_proj(x))
-
-
-def bf16_round(t):
-    return t.to(BF16).float()
-
-
-def reference_m(x, w_gate, w_up):
-    """m as eager PyTorch rounds it, from float32 GEMMs: g and u, gelu(g) and the product each rounded to bf16."""
-    g = bf16_round(x.float() @ w_gate.float().T)
-    u = bf16_round(x.float() @ w_up.float().T)
-    return (bf16_round(F.gelu(g, approximate="tanh")) * u).to(BF16)
-
-
-def problem(M, dim, hidden, seed=0, lead=()):
-    """x in [-1, 1] and weights in nn.Linear's range, as chapter 04's tests draw them."""
-    gen = torch.Generator(device="cuda").manual_seed(seed)
-    uniform = lambda *shape, bound=1.0: ((torch.rand(*shape, generator=gen, device="cuda") * 2 - 1) * bound).to(BF16)
-    bound = 1 / max(dim, 1) ** 0.5
-    return (uniform(*lead, M, dim), uniform(hidden, dim, bound=bound), uniform(hidden, dim, bound=bound))
-
-
-def differ_report(got, want):
-    bad = (got.view(torch.int16) != want.view(torch.int16)).flatten().nonzero()
-    if bad.numel() == 0:
-        return ""
-    i = bad[0].item()
-    return (f"{bad.numel()} of {got.numel()} values differ; first at flat index {i}: got {got.flatten()[i].item()}, "
-            f"want {want.flatten()[i].item()}")
-
-
-class ModuleTests(unittest.TestCase):
-    """What needs no GPU: the drop-in's shape, and the refusals that come before any GPU work."""
-
-    def test_same_attributes_and_state_dict_keys_as_liger(self):
-        mlp = ladder_ops.LadderGEGLUMLP(Config())
-        for name, shape in (("gate_proj", (3072, 768)), ("up_proj", (3072, 768)), ("down_proj", (768, 3072))):
-            layer = getattr(mlp, name)
-            self.assertIsInstance(layer, nn.Linear)
-            self.assertIsNone(layer.bias)
-            self.assertEqual(tuple(layer.weight.shape), shape)
-        self.assertEqual(list(mlp.state_dict()), ["gate_proj.weight", "up_proj.weight", "down_proj.weight"])
-        self.assertEqual((mlp.hidden_size, mlp.intermediate_size), (768, 3072))
-        mlp.load_state_dict(SimpleGeGLUMLP(768, 3072).state_dict())  # the blog's weights load as they are
-        self.assertIs(ladder_ops.LigerGEGLUMLP, ladder_ops.LadderGEGLUMLP)  # `import ladder_ops as kernels_layers`
-
-    def test_refuses_another_activation(self):
-        with self.assertRaisesRegex(ValueError, "not the tanh GELU"):
-            ladder_ops.LadderGEGLUMLP(Config(hidden_act="gelu"))
-
-    def test_cpu_tensors_get_our_one_line(self):
-        x, w = torch.zeros(4, 8, dtype=BF16), torch.zeros(8, 8, dtype=BF16)
-        with self.assertRaisesRegex(RuntimeError, r"^ladder::geglu_gemm: x must be a CUDA tensor, got one on cpu$"):
-            ops.geglu_gemm(x, w, w)
-        with self.assertRaisesRegex(RuntimeError, r"^ladder::gelu_mul: g must be a CUDA tensor, got one on cpu$"):
-            ops.gelu_mul(x, x)
-
-    def test_fakes_give_the_shapes(self):
-        # What torch.compile sees while tracing: tensors without data, here on the meta device.
-        x, w = torch.empty(2, 5, 64, dtype=BF16, device="meta"), torch.empty(200, 64, dtype=BF16, device="meta")
-        self.assertEqual(ops.geglu_gemm(x, w, w).shape, (2, 5, 200))
-        self.assertEqual(ops.gelu_mul(x, x).shape, x.shape)
-        with self.assertRaisesRegex(RuntimeError, "must both be"):
-            ops.geglu_gemm(x, w, w[:100])
-
-    def test_backward_raises(self):
-        # Forward-only ops: a backward through them must fail loudly, not leave the gradient silently empty.
-        g = torch.empty(4, dtype=BF16, device="meta", requires_grad=True)
-        with self.assertRaisesRegex(RuntimeError, "derivative for ladder::gelu_mul is not implemented"):
-            ops.gelu_mul(g, g).sum().backward()
-
-    def test_variant_queries(self):
-        names = ops.geglu_gemm_variants()
-        self.assertIn("fast", names)
-        self.assertEqual(ops.geglu_gemm_cannot_run("fast", 9, 0), "")
-        self.assertNotEqual(ops.geglu_gemm_cannot_run("fast", 8, 0), "")  # wgmma and TMA are Hopper's
-        with self.assertRaisesRegex(RuntimeError, "no variant named 'nope'"):
-            ops.geglu_gemm_cannot_run("nope", 9, 0)
 
 
 @unittest.skipUnless(HAVE_GPU, NO_GPU)
@@ -235,6 +116,18 @@ class OpTests(unittest.TestCase):
             torch._dynamo.reset()
             torch.compile(ladder_ops.LadderGEGLUMLP(Config()).to("cuda", BF16), fullgraph=True)(x)
 
+    def test_every_gpu_in_one_process(self):
+        # A launcher's once-per-device set-up (the kernel's shared-memory attribute) must happen on each GPU: a tensor
+        # on cuda:1 runs on cuda:1 after one on cuda:0 has run. With one GPU this is one more shape on it.
+        self.need_fused()
+        for d in range(torch.cuda.device_count()):
+            with self.subTest(device=d), torch.cuda.device(d):
+                x, w_gate, w_up = problem(300, 200, 200, seed=d)
+                m = ops.geglu_gemm(x, w_gate, w_up)
+                self.assertEqual(m.device, torch.device("cuda", d))
+                torch.testing.assert_close(m, reference_m(x, w_gate, w_up), **GEMM_TOL)
+                print(f"[ every GPU ] cuda:{d} ({torch.cuda.get_device_name(d)}): geglu_gemm checked")
+
     def test_drop_in_matches_the_blogs_mlp(self):
         torch.manual_seed(1)
         blog = SimpleGeGLUMLP(768, 3072).to("cuda", BF16)
@@ -302,8 +195,10 @@ class OpTests(unittest.TestCase):
         self.assert_refused(r"^ladder::geglu_gemm: w_gate must be contiguous", gemm, x, w_gate.T.contiguous().T, w_up)
         self.assert_refused(r"^ladder::geglu_gemm: x must be contiguous", gemm, x[:, ::2], w_gate[:, :32],
                             w_up[:, :32].contiguous())
-        self.assert_refused(r"^ladder::geglu_gemm: w_gate and w_up must both be \[hidden, dim\]", gemm, x, w_gate,
-                            w_up[:16])
+        # Integers and sizes formatted by TORCH_CHECK itself (c10::str through an ostream): the library must share the
+        # process's libstdc++ for that (cmake/shared_libstdcxx.cmake); with a copy of its own this line crashed.
+        self.assert_refused(r"^ladder::geglu_gemm: w_gate and w_up must both be \[hidden, dim\] with dim = "
+                            r"x.size\(-1\) = 64, got \[32, 64\] and \[16, 64\]$", gemm, x, w_gate, w_up[:16])
         self.assert_refused(r"^ladder::geglu_gemm: w_gate and w_up must both be \[hidden, dim\]", gemm, x,
                             w_gate[:, :32].contiguous(), w_up[:, :32].contiguous())
         x12, w12 = problem(16, 12, 32)[:2]
