@@ -98,7 +98,7 @@ TEST(DiffRows, NewAndGoneInsteadOfAPercentageOfZero) {
 
 // The bytes line names the trace and the reason: no shapes recorded (the option), or kernels without an op.
 TEST(DiffRows, BytesNotDerivableSaysWhichTraceAndWhy) {
-  register_op_work("ladder::gelu_mul", elementwise_work);  // as chapter 03_fused_mlp registers it (work.cpp)
+  register_op_work("ladder::gelu_mul", elementwise_work);  // as common/work registers it (work/ladder_ops.h)
   const std::string shapes = diff_traces(load_trace(kData + "torch_03_simple_mlp_compiled_h100.json"),
                                          load_trace(kRef + "03_fused_mlp.json"), "compiled.json", "ours.json");
   EXPECT_NE(line_with(shapes, "  bytes moved: not derivable: compiled.json was recorded without input shapes",
