@@ -75,7 +75,7 @@ TEST(ReferenceTraces, EveryCommittedTraceLoadsPassesTheCheckerAndHasKernelsInEac
 
     const Trace t = load_trace(kRoot + file);
     EXPECT_TRUE(t.load_note.empty()) << t.load_note;
-    ASSERT_EQ(t.devices.size(), 1u);
+    ASSERT_GE(t.devices.size(), 1u);  // every GPU the process saw, as torch writes them (01-03: a 2-GPU machine)
     const std::vector<StepStats> steps = step_stats(t);
     ASSERT_FALSE(steps.empty());
     for (const StepStats& s : steps) EXPECT_GT(s.kernels, 0) << s.name;
@@ -88,8 +88,8 @@ TEST(ReferenceTraces, HoldTheKernelsTheTextPromises) {
     SCOPED_TRACE(x.file);
     ASSERT_TRUE(std::count(files.begin(), files.end(), std::string("h100/") + x.file)) << "missing " << ref(x.file);
     const Trace t = load_trace(ref(x.file));
-    ASSERT_EQ(t.devices.size(), 1u);
-    EXPECT_NE(t.devices[0].name.find("H100"), std::string::npos);
+    ASSERT_GE(t.devices.size(), 1u);
+    for (const auto& d : t.devices) EXPECT_NE(d.name.find("H100"), std::string::npos);
     const std::vector<StepStats> steps = step_stats(t);
     ASSERT_EQ(static_cast<int>(steps.size()), x.steps);
     for (const StepStats& s : steps) {
