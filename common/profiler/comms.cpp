@@ -53,6 +53,8 @@ std::string distributed_info_json(int rank, int world_size, const ProcessGroup& 
       quoted(nccl_version));
 }
 
-std::string rank_trace_file(int rank, int64_t stamp_ns) { return fmt::format("rank{}.{}.pt.trace.json", rank, stamp_ns); }
+std::string rank_trace_file(int rank, int64_t stamp_ns) {
+  return fmt::format("rank{}.{}.pt.trace.json", rank, stamp_ns);
+}
 
 }  // namespace ladder

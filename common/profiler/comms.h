@@ -20,11 +20,11 @@ struct ProcessGroup {
 
 // One collective call as record_param_comms describes it.
 struct CollectiveCall {
-  std::string name;           // torch's "Collective name": "allreduce", "_allgather_base", "reduce_scatter_tensor"
-  int64_t in_nelems = 0;      // elements this rank sends in
-  int64_t out_nelems = 0;     // elements this rank gets out
-  std::string dtype;          // torch's ScalarType name: "BFloat16", "Float"
-  int rank = 0;               // this rank's global rank
+  std::string name;        // torch's "Collective name": "allreduce", "_allgather_base", "reduce_scatter_tensor"
+  int64_t in_nelems = 0;   // elements this rank sends in
+  int64_t out_nelems = 0;  // elements this rank gets out
+  std::string dtype;       // torch's ScalarType name: "BFloat16", "Float"
+  int rank = 0;            // this rank's global rank
 };
 
 // The args of record_param_comms in torch's keys and order, values as JSON text: "Collective name", "In msg nelems",

@@ -253,7 +253,8 @@ void put_args(Out& out, const Event& e, const std::string& overlap) {
     for (const auto& [key, json_value] : *e.extra_args) {
       // JSON text written as it is, so checked like the metadata's: one bad value would make the whole file unreadable.
       if (!json::is_one_json_value(json_value))
-        throw TraceError(fmt::format("event {} arg {}: the value is not one JSON value", escaped(e.name), escaped(key)));
+        throw TraceError(
+            fmt::format("event {} arg {}: the value is not one JSON value", escaped(e.name), escaped(key)));
       parts.push_back(escaped(key) + ": " + json_value);
     }
   }

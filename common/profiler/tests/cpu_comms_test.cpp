@@ -91,7 +91,9 @@ TEST(Comms, KernelCarriesItsCollectiveArgsInTheWrittenTrace) {
   GpuRecord gemm = k;
   gemm.name = "nvjet_gemm", gemm.start_ns = 6100, gemm.end_ns = 7000, gemm.correlation = 10, gemm.args.stream = 7;
   recs.gpu.push_back(gemm);
-  recs.ext = {{ExternalRecord::Op, 2, 9}, {ExternalRecord::UserRange, 3, 9}, {ExternalRecord::Op, 4, 10},
+  recs.ext = {{ExternalRecord::Op, 2, 9},
+              {ExternalRecord::UserRange, 3, 9},
+              {ExternalRecord::Op, 4, 10},
               {ExternalRecord::UserRange, 1, 10}};
 
   Trace trace;
