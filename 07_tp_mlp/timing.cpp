@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include "chapter/gpu_timer.h"
@@ -41,6 +42,29 @@ Timings time_forwards(const World& world, const Communicator& comm, const std::f
   t.tp = median(tp);
   std::set<int> counts = {2, 4, 8, chunks};
   for (int c : counts) t.overlap.push_back({c, median([&] { overlap(c); })});
+  // The same forwards from CUDA graphs, each captured once (NCCL's kernels and the events between the streams are
+  // captured too). Captured on every rank before any is replayed, so a capture that fails fails every rank's rows.
+  {
+    std::vector<std::unique_ptr<ladder::CudaGraph>> graphs;
+    World::Outcome mine;
+    try {
+      graphs.push_back(std::make_unique<ladder::CudaGraph>(tp));
+      for (int c : counts) graphs.push_back(std::make_unique<ladder::CudaGraph>([&] { overlap(c); }));
+    } catch (const std::exception& e) {
+      mine = {1, e.what()};
+    }
+    const World::Outcome all = world.agree(mine);
+    if (all.code == 0) {
+      size_t g = 0;
+      t.tp_graph = median([&] { graphs[0]->launch(); });
+      for (int c : counts) {
+        const ladder::CudaGraph& graph = *graphs[++g];
+        t.overlap_graph.push_back({c, median([&] { graph.launch(); })});
+      }
+    } else {
+      t.graph_note = all.message;
+    }
+  }
   // y is summed into itself again and again here: its values are spent (they were checked before), its bytes are not.
   t.all_reduce_alone = median([&] { comm.all_reduce_sum(y, ladder::current_stream()); });
   comm.sync();
@@ -64,14 +88,21 @@ std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim,
       ranks, gpu_name, t.runs, t.flush_words);
   const double one = slowest(t.one_gpu);
   auto row = [&](const std::string& name, const std::vector<double>& v) {
-    out += fmt::format("  {:<36} {:>9.1f} us  {:>5.2f}x one GPU   [{}]\n", name, slowest(v), one / slowest(v),
+    out += fmt::format("  {:<48} {:>9.1f} us  {:>5.2f}x one GPU   [{}]\n", name, slowest(v), one / slowest(v),
                        per_rank(v));
   };
   row("one GPU (04's forward, all of H)", t.one_gpu);
   row(fmt::format("tp ({} GPUs)", ranks), t.tp);
   for (const auto& [c, v] : t.overlap)
     row(fmt::format("overlap ({} GPUs, {} chunks){}", ranks, c, c == chunks ? " *" : ""), v);
-  out += "  (* the --chunks of this run)\n";
+  if (!t.tp_graph.empty()) {
+    row(fmt::format("tp ({} GPUs), CUDA graph", ranks), t.tp_graph);
+    for (const auto& [c, v] : t.overlap_graph)
+      row(fmt::format("overlap ({} GPUs, {} chunks), CUDA graph{}", ranks, c, c == chunks ? " *" : ""), v);
+  } else {
+    out += fmt::format("  (no CUDA graph rows: capturing the forward failed: {})\n", t.graph_note);
+  }
+  out += "  (* the --chunks of this run; CUDA graph: the same forward captured once and replayed, no host work)\n";
 
   const double bytes = static_cast<double>(rows * dim * 2);
   auto bw = [&](double us) {

@@ -20,6 +20,11 @@ struct Timings {
   std::string flush_words;          // what GpuTimer flushes before each run
   std::vector<double> one_gpu, tp;  // the unsharded forward on each rank's GPU alone; --mode tp
   std::vector<std::pair<int, std::vector<double>>> overlap;  // (chunks, per rank)
+  // The same forwards replayed from CUDA graphs (captured once: no host work between their kernels); empty when the
+  // capture failed, and then graph_note says why.
+  std::vector<double> tp_graph;
+  std::vector<std::pair<int, std::vector<double>>> overlap_graph;
+  std::string graph_note;
   std::vector<double> all_reduce_alone;                      // an all-reduce of y's bytes, nothing else running
   std::vector<double> nccl_kernel_in_trace;                  // the mean NCCL kernel of the profiled mode's active steps
   int nccl_kernels_per_step = 0;

@@ -81,16 +81,29 @@ void TensorParallelMlp::overlap(const Tensor& x, const Tensor& m, const Tensor& 
   const cudaStream_t compute = ladder::current_stream();
   const int64_t dim = x.size(-1), hs = w_.gate.size(0), rows = x.numel() / dim;
   const int64_t per_chunk = (rows + chunks - 1) / chunks;
-  int i = 0;
-  for (int64_t first = 0; first < rows; first += per_chunk, ++i) {
-    const int64_t count = std::min(per_chunk, rows - first);
-    const Tensor yc = rows_of(y, first, count, dim);
-    ch04::geglu_gemm(rows_of(x, first, count, dim), w_.gate, w_.up, rows_of(m, first, count, hs), variant_);
-    ladder::ops::linear(rows_of(m, first, count, hs), w_.down, nullptr, yc);
-    hand_over(i, compute, comm_.stream());  // chunk i's all-reduce waits for chunk i's down GEMM only
-    comm_.all_reduce_sum(yc);
+  const int n = static_cast<int>((rows + per_chunk - 1) / per_chunk);  // chunks of per_chunk rows, the last shorter
+  auto chunk_rows = [&](int i, const Tensor& t, int64_t cols) {
+    const int64_t first = i * per_chunk;
+    return rows_of(t, first, std::min(per_chunk, rows - first), cols);
+  };
+  // The CPU issues chunk i+1's GEMMs before chunk i's all-reduce: ncclAllReduce costs the host several microseconds,
+  // and issued first it would leave the compute stream idle until the CPU got to the next GEMM. So the compute stream
+  // always has the next chunk queued, and the all-reduce of chunk i, queued on the communication stream behind the
+  // event after chunk i's down GEMM, runs beside chunk i+1's GEMMs.
+  // Event i marks the end of chunk i's down GEMM; the communication stream waits for it just before chunk i's
+  // all-reduce (waiting any earlier would hold chunk i-1's all-reduce back behind chunk i's GEMMs too).
+  for (int i = 0; i <= n; ++i) {
+    if (i < n) {
+      ch04::geglu_gemm(chunk_rows(i, x, dim), w_.gate, w_.up, chunk_rows(i, m, hs), variant_);
+      ladder::ops::linear(chunk_rows(i, m, hs), w_.down, nullptr, chunk_rows(i, y, dim));
+      CUDA_CHECK(cudaEventRecord(events_.at(static_cast<size_t>(i)), compute));
+    }
+    if (i > 0) {
+      CUDA_CHECK(cudaStreamWaitEvent(comm_.stream(), events_.at(static_cast<size_t>(i - 1)), 0));
+      comm_.all_reduce_sum(chunk_rows(i - 1, y, dim));
+    }
   }
-  hand_over(i, comm_.stream(), compute);  // the forward ends when the last all-reduce has
+  hand_over(n, comm_.stream(), compute);  // the forward ends when the last all-reduce has
 }
 
 }  // namespace ch07

@@ -41,7 +41,8 @@ class TensorParallelMlp {
   // --mode tp: the fused gate/up GEMM, the down GEMM, then one all-reduce of y on the communication stream.
   void tp(const ladder::Tensor& x, const ladder::Tensor& m, const ladder::Tensor& y) const;
   // --mode overlap: the rows in `chunks` chunks; chunk i's all-reduce runs on the communication stream while chunk
-  // i+1's GEMMs run on the compute stream. An event after chunk i's down GEMM orders its all-reduce after it.
+  // i+1's GEMMs run on the compute stream. An event after chunk i's down GEMM orders its all-reduce after it, and the
+  // CPU issues chunk i+1's GEMMs before chunk i's all-reduce, so the compute stream never waits for the CPU.
   void overlap(const ladder::Tensor& x, const ladder::Tensor& m, const ladder::Tensor& y, int chunks) const;
 
  private:

@@ -65,8 +65,8 @@ endforeach()
 foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_trace_tp np2_trace_overlap)
   set_tests_properties(07_tp_mlp.${t} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
 endforeach()
-# NCCL failing: with no network interface it may use (NCCL_SOCKET_IFNAME names none), it cannot bootstrap. One line,
-# every rank non-zero, no hang.
-tp_one_error(07_tp_mlp.nccl_fails nonzero "error: NCCL error: .*ncclGetUniqueId" LABEL gpu
+# NCCL failing: with no network interface it may use (NCCL_SOCKET_IFNAME names none), it cannot bootstrap, and rank
+# 0, which makes the ncclUniqueId, says so. One line, every rank non-zero, no hang.
+tp_one_error(07_tp_mlp.nccl_fails nonzero "error: rank 0: NCCL error: .*ncclGetUniqueId" LABEL gpu
              COMMAND ${root_ok} NCCL_SOCKET_IFNAME=ladder_no_such_interface ${LADDER_MPIRUN} --oversubscribe -np 2
                      ${CHAPTER_EXE} --check-only --batch 3 --seq 5 --dim 64 --hidden 208)
