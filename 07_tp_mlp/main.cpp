@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
          trace->metadata["distributedInfo"] = distributed_info_json(rank, ranks, comm->group(), ch07::nccl_version());
          trace_file = folder + "/" + rank_trace_file(rank, stamp[0]);
          const ch07::StdoutToFile to_file(folder + fmt::format("/rank{}.txt", rank));
-         fmt::print("rank {} of {}: {}\n", rank, ranks, gpus[static_cast<size_t>(rank)]);
+         fmt::print("{}\n", gpus[static_cast<size_t>(rank)]);  // "rank 1: GPU 1: NVIDIA H100 ..."
          write_trace(*trace, trace_file);
          ch07::print_rank_report(*trace, gpu);
        })) >= 0)
