@@ -52,6 +52,12 @@ const Expect kTraces[] = {
     {"03_fused_mlp.json", 3, 4, {"coopA", "coopB", "gelu_mul_vec"}},
     {"03_fused_mlp_graph.json", 3, 4, {"coopA", "coopB", "gelu_mul_vec"}},
     {"04_epilogue_mlp.json", 3, 2, {"geglu_gemm_fast", "coopB"}},
+    {"07_tp_mlp_tp_b64_s128_d768_h3072_np2/rank0.1795711878581913338.pt.trace.json", 3, 3,
+     {"geglu_gemm_fast", "coopB", "ncclDevKernel_AllReduce_Sum_bf16"}},
+    {"07_tp_mlp_tp_b64_s128_d768_h3072_np2/rank1.1795711878581913338.pt.trace.json", 3, 3,
+     {"geglu_gemm_fast", "coopB", "ncclDevKernel_AllReduce_Sum_bf16"}},
+    {"07_tp_mlp_overlap_b64_s128_d768_h3072_np2/rank0.1795711882725893602.pt.trace.json", 3, 6,
+     {"geglu_gemm_fast", "coopB", "ncclDevKernel_AllReduce_Sum_bf16"}},
     {"runs-without-warmup/01_matmul_add_size64.json", 3, 2, {"gemm", "add_bias"}},
     {"runs-without-warmup/01_matmul_add_size4096.json", 3, 2, {"gemm", "add_bias"}},
 };
@@ -75,7 +81,8 @@ TEST(ReferenceTraces, EveryCommittedTraceLoadsPassesTheCheckerAndHasKernelsInEac
 
     const Trace t = load_trace(kRoot + file);
     EXPECT_TRUE(t.load_note.empty()) << t.load_note;
-    ASSERT_EQ(t.devices.size(), 1u);
+    // One GPU, or, in a rank's trace of 07_tp_mlp, every GPU of the host, as torch lists them.
+    ASSERT_EQ(t.devices.size(), file.find("07_tp_mlp_") != std::string::npos ? 2u : 1u);
     const std::vector<StepStats> steps = step_stats(t);
     ASSERT_FALSE(steps.empty());
     for (const StepStats& s : steps) EXPECT_GT(s.kernels, 0) << s.name;
@@ -88,7 +95,7 @@ TEST(ReferenceTraces, HoldTheKernelsTheTextPromises) {
     SCOPED_TRACE(x.file);
     ASSERT_TRUE(std::count(files.begin(), files.end(), std::string("h100/") + x.file)) << "missing " << ref(x.file);
     const Trace t = load_trace(ref(x.file));
-    ASSERT_EQ(t.devices.size(), 1u);
+    ASSERT_GE(t.devices.size(), 1u);
     EXPECT_NE(t.devices[0].name.find("H100"), std::string::npos);
     const std::vector<StepStats> steps = step_stats(t);
     ASSERT_EQ(static_cast<int>(steps.size()), x.steps);
