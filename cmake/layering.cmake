@@ -35,7 +35,8 @@ set(allow_gpu "fmt/|${cuda}")
 set(allow_chapter "fmt/|CLI/|${cuda}|${posix}")
 set(allow_tools "fmt/|CLI/|${posix}|${network}")
 set(allow_chapters "fmt/|CLI/|${cuda}|${cuda_device}")  # every chapter's folder
-set(allow_05_torch_op "torch/|ATen/|c10/")                # and what one chapter adds: PyTorch's C++ API
+set(allow_05_torch_op "torch/|ATen/|c10/")                # and what a chapter adds: PyTorch's C++ API,
+set(allow_07_tp_mlp "mpi\\.h$|nccl\\.h$|${posix}")          # MPI, NCCL and POSIX
 set(allow_tests "gtest/|gmock/|nlohmann/")
 
 set(broken "")

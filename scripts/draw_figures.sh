@@ -27,3 +27,7 @@ mkdir -p "$out"/{01_matmul_add,02_linear,03_simple_mlp,03_fused_mlp,04_epilogue_
 "$lt" svg $r/02_linear_graph.json --focus linear_fwd -o "$out"/02_linear/figures/graph_linear_fwd.svg
 "$lt" svg $r/05_ladder.json -o "$out"/05_torch_op/figures/ladder_step.svg
 "$lt" svg $r/05_compile.json -o "$out"/05_torch_op/figures/compile_step.svg
+mkdir -p "$out"/07_tp_mlp/figures
+o=$r/07_tp_mlp_overlap_b64_s128_d768_h3072_np2
+"$lt" svg $o/rank0.1795711882725893602.pt.trace.json -o "$out"/07_tp_mlp/figures/overlap_rank0.svg
+"$lt" svg $o/rank1.1795711882725893602.pt.trace.json -o "$out"/07_tp_mlp/figures/overlap_rank1.svg

@@ -108,6 +108,14 @@ struct Profiler::Impl {
     host[it->second].inputs = std::make_shared<const OpInputs>(std::move(all));
   }
 
+  void set_args(int64_t id, std::vector<std::pair<std::string, std::string>>&& args) {
+    std::lock_guard<std::mutex> lock(host_mutex);
+    auto it = open.find(id);
+    if (it == open.end()) return;
+    host[it->second].extra_args =
+        std::make_shared<const std::vector<std::pair<std::string, std::string>>>(std::move(args));
+  }
+
   void close_range(int64_t id, int64_t end_ns) {
     std::lock_guard<std::mutex> lock(host_mutex);
     auto it = open.find(id);
@@ -266,6 +274,10 @@ Range::Range(const std::string& name, Cat cat) : external_id_(open_range(name, c
 
 void Range::record_inputs(std::vector<OpInput> inputs) {
   if (Profiler::Impl* im = g_impl.load(); im && external_id_ >= 0) im->set_inputs(external_id_, std::move(inputs));
+}
+
+void Range::record_args(std::vector<std::pair<std::string, std::string>> args) {
+  if (Profiler::Impl* im = g_impl.load(); im && external_id_ >= 0) im->set_args(external_id_, std::move(args));
 }
 
 Range::~Range() {

@@ -8,7 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
-
+#include <utility>
 #include <vector>
 
 #include "profiler/schedule.h"
@@ -64,6 +64,9 @@ class Range {
 
   bool recorded() const { return external_id_ >= 0; }  // false while no profiler records: inputs are not needed then
   void record_inputs(std::vector<OpInput> inputs);
+  // Args written after the category's own, each value JSON text (profiler/comms.h makes a collective's); the GPU work
+  // launched inside an op carries them too.
+  void record_args(std::vector<std::pair<std::string, std::string>> args);
 
  private:
   // The External id of this range's record in the trace (the id CUDA work launched inside it carries), -1 when no

@@ -249,6 +249,15 @@ void put_args(Out& out, const Event& e, const std::string& overlap) {
       if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
       break;
   }
+  if (e.extra_args) {
+    for (const auto& [key, json_value] : *e.extra_args) {
+      // JSON text written as it is, so checked like the metadata's: one bad value would make the whole file unreadable.
+      if (!json::is_one_json_value(json_value))
+        throw TraceError(
+            fmt::format("event {} arg {}: the value is not one JSON value", escaped(e.name), escaped(key)));
+      parts.push_back(escaped(key) + ": " + json_value);
+    }
+  }
   if (!overlap.empty()) add("overlap", escaped(overlap));
   out.append(std::string_view("\"args\": {"));
   for (size_t i = 0; i < parts.size(); ++i) fmt::format_to(it, "{}{}", i ? ", " : "", parts[i]);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ladder {
@@ -73,6 +74,10 @@ struct Event {
   // inputs (json_read.cpp). In bench/make_big_trace.py's 1 GB trace, 1,151,712 ops have 199 distinct inputs; held as
   // three lists in every event they took 587 MiB of the 1.2 GB that reading it took.
   std::shared_ptr<const OpInputs> inputs;
+  // Further args torch writes for some events, in order, each value as JSON text: a collective's record_param_comms
+  // op ("Collective name": "\"allreduce\"", "In msg nelems": "6291456", ...) and, copied from it, its NCCL kernel's.
+  // Null when there are none. Written after the category's own keys; the reader does not keep them.
+  std::shared_ptr<const std::vector<std::pair<std::string, std::string>>> extra_args;
 
   // The inputs' lists, empty when none were recorded.
   const std::vector<std::vector<int64_t>>& input_dims() const;

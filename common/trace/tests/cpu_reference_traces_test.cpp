@@ -52,6 +52,12 @@ const Expect kTraces[] = {
     {"03_fused_mlp.json", 3, 4, {"coopA", "coopB", "gelu_mul_vec"}},
     {"03_fused_mlp_graph.json", 3, 4, {"coopA", "coopB", "gelu_mul_vec"}},
     {"04_epilogue_mlp.json", 3, 2, {"geglu_gemm_fast", "coopB"}},
+    {"07_tp_mlp_tp_b64_s128_d768_h3072_np2/rank0.1795711878581913338.pt.trace.json", 3, 3,
+     {"geglu_gemm_fast", "coopB", "ncclDevKernel_AllReduce_Sum_bf16"}},
+    {"07_tp_mlp_tp_b64_s128_d768_h3072_np2/rank1.1795711878581913338.pt.trace.json", 3, 3,
+     {"geglu_gemm_fast", "coopB", "ncclDevKernel_AllReduce_Sum_bf16"}},
+    {"07_tp_mlp_overlap_b64_s128_d768_h3072_np2/rank0.1795711882725893602.pt.trace.json", 3, 6,
+     {"geglu_gemm_fast", "coopB", "ncclDevKernel_AllReduce_Sum_bf16"}},
     {"runs-without-warmup/01_matmul_add_size64.json", 3, 2, {"gemm", "add_bias"}},
     {"runs-without-warmup/01_matmul_add_size4096.json", 3, 2, {"gemm", "add_bias"}},
 };
@@ -75,7 +81,9 @@ TEST(ReferenceTraces, EveryCommittedTraceLoadsPassesTheCheckerAndHasKernelsInEac
 
     const Trace t = load_trace(kRoot + file);
     EXPECT_TRUE(t.load_note.empty()) << t.load_note;
-    ASSERT_GE(t.devices.size(), 1u);  // every GPU the process saw, as torch writes them (01-03: a 2-GPU machine)
+    // Every GPU the process saw, as torch lists them: one, or the two of the 2-GPU machine that recorded 01-03 and
+    // 07_tp_mlp's ranks.
+    ASSERT_GE(t.devices.size(), 1u);
     const std::vector<StepStats> steps = step_stats(t);
     ASSERT_FALSE(steps.empty());
     for (const StepStats& s : steps) EXPECT_GT(s.kernels, 0) << s.name;
