@@ -173,11 +173,11 @@ std::string ranks_svg(const RanksPicture& p, const std::string& title, int width
     put("<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"10\"/><text class=\"x\" x=\"{:.1f}\" "
         "y=\"{:.1f}\">{}</text>\n",
         k.css, lx, legend_y, lx + 18, legend_y + 9, k.text);
-    lx += 30 + 5.6 * static_cast<double>(std::char_traits<char>::length(k.text));
+    lx += 30 + 6.3 * static_cast<double>(std::char_traits<char>::length(k.text));
   }
   put("<line class=\"j\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\"/><text class=\"x\" x=\"{3:.1f}\" "
       "y=\"{4:.1f}\">a collective joined across ranks</text>\n",
-      lx, legend_y + 5, lx + 20, lx + 24, legend_y + 9);
+      12.0, legend_y + 23, 32.0, 36.0, legend_y + 27);
   put("</svg>\n");
   return fmt::to_string(out);
 }

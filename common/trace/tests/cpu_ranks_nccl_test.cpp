@@ -114,7 +114,8 @@ TEST(NcclRanks, EveryRankHasTheSameCollectivesPerStep) {
 //   ProfilerStep#2: -20.6, -130.4, -194.6   rank 0 starts first each time: it waits 345.6 us for rank 1
 //   ProfilerStep#3: -98.1, +841.8, +424.7   rank 0 waits 98.1 us; then rank 1 waits 841.8 + 424.7 = 1266.5 us
 // So the straggler (the rank the others wait for) is rank 1 in ProfilerStep#2 (it has twice the tokens) and rank 0 in
-// ProfilerStep#3 (its CPU ran the step 940.9 us longer: the profiler's end of the trace on rank 0).
+// ProfilerStep#3: rank 0's CPU took 940.9 us longer over that step (6633.6 against 5692.7 us), and its last two
+// all-reduces were launched late. The trace says so; a reader should not assume the bigger batch is always last.
 TEST(NcclRanks, WaitsLieWithinTheStepAndTheStragglerIsTheOneWaitedFor) {
   const std::vector<RankFigures> ranks = figures("ddp");
   const auto steps = per_step(ranks, match_collectives(ranks));
