@@ -10,6 +10,11 @@ key_averages().table(sort_by="cuda_time_total") in rank<R>.txt beside them:
   - tp/   the blog's MLP split over the ranks (x 8192 x 768, hidden 3072, bf16): gate and up column-parallel (each rank
           a slice of the hidden units), down row-parallel (the matching slice of K), one all_reduce of y. Forward only;
           y is checked against the unsplit MLP before profiling. .json.gz.
+  - async/ DDP of 2 GeGLU blocks plus, each step, an all_reduce with async_op=True on a second process group (its own
+          communicator and NCCL stream), waited for in the next step; no synchronize at the end of a step, so kernels
+          run after the CPU step that launched them ended. The ranks' capture windows differ as they do when ranks
+          start their profilers at different steps: rank 0 records ProfilerStep#1 to #3, the others #2 and #3, so
+          rank 0's trace holds collectives the others' do not. .json.gz.
 
 Run on a machine with N GPUs (N >= 2), NCCL, NVLink multicast off:
   NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \\
@@ -111,9 +116,45 @@ def tp(out, rank, world, steps=5):
                 prof)
 
 
+def async_pg(out, rank, world, blocks=2, steps=4):
+    d = os.path.join(out, "async")
+    os.makedirs(d, exist_ok=True)
+    side = dist.new_group(ranks=list(range(world)))  # a second process group: its own communicator and stream
+    torch.manual_seed(0)
+    model = DDP(nn.Sequential(*[GeGLUBlock() for _ in range(blocks)]).cuda().bfloat16(), device_ids=[rank])
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    torch.manual_seed(1 + rank)
+    x = torch.randn(2048, D, device="cuda", dtype=torch.bfloat16)
+    stat = torch.zeros(1 << 20, device="cuda")
+    for _ in range(2):
+        model(x).float().square().mean().backward()
+        dist.all_reduce(stat, group=side)
+    torch.cuda.synchronize()
+    sched = schedule(wait=0, warmup=1, active=steps - 1) if rank == 0 else schedule(wait=1, warmup=1,
+                                                                                      active=steps - 2)
+    pending = None
+    with profile(activities=ACT, schedule=sched,
+                 on_trace_ready=tensorboard_trace_handler(d, worker_name=f"rank{rank}", use_gzip=True)) as prof:
+        for _ in range(steps):
+            if pending is not None:
+                pending.wait()
+            loss = model(x).float().square().mean()
+            loss.backward()
+            stat.fill_(loss.detach())
+            pending = dist.all_reduce(stat, group=side, async_op=True)
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            prof.step()
+        pending.wait()
+    torch.cuda.synchronize()
+    write_table(d, rank, world, f"DDP of {blocks} GeGLU blocks and an async all_reduce on a second process group, "
+                f"{'ProfilerStep#1-#3' if rank == 0 else 'ProfilerStep#2-#3'} recorded", prof)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
+    p.add_argument("--cases", default="ddp,tp,async_pg")
     args = p.parse_args()
     for v in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
         if os.environ.get(v) is None:
@@ -123,10 +164,9 @@ def main():
     dist.init_process_group("nccl", device_id=torch.device("cuda", torch.cuda.current_device()))
     if rank == 0:
         print(f"torch {torch.__version__} on {world} x {torch.cuda.get_device_name()}", flush=True)
-    ddp(args.out, rank, world)
-    dist.barrier()
-    tp(args.out, rank, world)
-    dist.barrier()
+    for case in args.cases.split(","):
+        globals()[case](args.out, rank, world)
+        dist.barrier()
     dist.destroy_process_group()
 
 

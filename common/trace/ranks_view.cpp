@@ -102,6 +102,17 @@ RankFigures rank_figures(const Trace& trace, int rank, const std::string& path) 
   }
   std::stable_sort(r.collectives.begin(), r.collectives.end(),
                    [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
+  // Each step's span to the end of the GPU work it launched.
+  for (auto& st : r.steps) st.work_end_ns = st.end_ns;
+  for (const Event& e : trace.events) {
+    if (!is_gpu_activity(e.cat) || e.correlation < 0) continue;
+    const auto it = launched_at.find(e.correlation);
+    if (it == launched_at.end()) continue;
+    auto s = std::upper_bound(r.steps.begin(), r.steps.end(), it->second,
+                              [](int64_t t, const RankFigures::Step& st) { return t < st.ts_ns; });
+    if (s != r.steps.begin() && it->second <= (s - 1)->end_ns)
+      (s - 1)->work_end_ns = std::max((s - 1)->work_end_ns, e.end_ns());
+  }
   return r;
 }
 
@@ -238,7 +249,8 @@ struct Cell {
   bool present = false;
   CommCompSplit split;
   int collectives = 0, arrived_last = 0, unmatched = 0;  // unmatched: held by some ranks' traces only
-  int64_t wait_ns = 0, caused_ns = 0;  // caused: the waits of the others at the collectives this rank arrived last at
+  int64_t wait_ns = 0, caused_ns = 0;
+  std::vector<std::pair<int64_t, int64_t>> waits;  // the rank's waiting intervals: wait_ns is their union  // caused: the waits of the others at the collectives this rank arrived last at
 };
 
 }  // namespace
@@ -315,12 +327,15 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
         ++c.unmatched;
         continue;
       }
-      c.wait_ns += m.wait_ns(r);
+      if (m.wait_ns(r) > 0) c.waits.emplace_back(m.arrival[r], m.arrival[r] + m.wait_ns(r));
       if (static_cast<int>(r) == m.last) {
         ++c.arrived_last;
         for (size_t o = 0; o < n_ranks; ++o) c.caused_ns += m.wait_ns(o);
       }
     }
+  }
+  for (auto& row : cells) {
+    for (Cell& c : row) c.wait_ns = Spans::of(std::move(c.waits)).length_in(INT64_MIN, INT64_MAX);
   }
   // Per step, the slowest rank (the longest wall time) and the straggler (the rank the others waited for longest).
   std::vector<int> slowest(n_steps, -1), straggler(n_steps, -1);
@@ -481,6 +496,8 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
     }
     out += "  (mean rows: times per step; collectives and arrived last: all steps together)\n";
   }
+  out += "  (waited: the union of the rank's waits at the collectives its step launched: within the step's span to "
+         "the end\n  of its GPU work, which can run past the step's CPU range)\n";
   out += matching_note(ranks, matching);
   out += "  (arrivals compared as the files stamp them: ranks on several hosts only as well as their clocks agree)\n";
   return out;

@@ -21,8 +21,10 @@
 //     rank at almost the same moment, when the last one has arrived and the data moved), and the spread of the ends
 //     of every matched collective is printed as the check. A collective some ranks' traces hold and others' do not is
 //     reported as unmatched, not guessed. A wait counts in the step that launched the collective (the launch call's
-//     ProfilerStep#k on the CPU), whenever the kernel ran; the straggler of a step is the rank the others waited for
-//     longest. Times are compared as the files stamp them (the wall clock, CLOCK_REALTIME): ranks on one host share
+//     ProfilerStep#k on the CPU), whenever the kernel ran; a rank's waits in a step are the union of its waiting
+//     intervals (two collectives on two streams can wait at once), so they never exceed the step's span from its CPU
+//     start to the end of the GPU work it launched (the GPU can run behind the CPU: a wait may lie after the CPU
+//     range). The straggler of a step is the rank the others waited for longest. Times are compared as the files stamp them (the wall clock, CLOCK_REALTIME): ranks on one host share
 //     it, ranks on several hosts are as comparable as their clocks are synchronized.
 // The step of a figure is the rank's ProfilerStep#k range on the CPU, matched across ranks by name; a trace without
 // ProfilerStep has one window over the whole trace.
@@ -52,7 +54,8 @@ struct RankFigures {
   std::string path;
   struct Step {
     std::string name;
-    int64_t ts_ns = 0, end_ns = 0;
+    int64_t ts_ns = 0, end_ns = 0;  // the CPU range
+    int64_t work_end_ns = 0;        // the end of the step's GPU work (launched in it), or end_ns if that is later
   };
   std::vector<Step> steps;  // in time order
   Spans computation, communication, overlap;  // over the whole trace

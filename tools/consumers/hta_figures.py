@@ -44,7 +44,7 @@ TRACES = {
 }
 NCCL_NAME = "ncclDevKernel_AllReduce_Sum_f32"
 NCCL_DATA = "common/trace/tests/data/torch211_nccl"
-SETS = {"user": TRACES, "nccl": {"ddp": f"{NCCL_DATA}/ddp", "tp": f"{NCCL_DATA}/tp"}}
+SETS = {"user": TRACES, "nccl": {"ddp": f"{NCCL_DATA}/ddp", "tp": f"{NCCL_DATA}/tp", "async": f"{NCCL_DATA}/async"}}
 
 
 def second_stream_as_nccl(src_folder, dst_folder):
