@@ -249,8 +249,9 @@ struct Cell {
   bool present = false;
   CommCompSplit split;
   int collectives = 0, arrived_last = 0, unmatched = 0;  // unmatched: held by some ranks' traces only
-  int64_t wait_ns = 0, caused_ns = 0;
-  std::vector<std::pair<int64_t, int64_t>> waits;  // the rank's waiting intervals: wait_ns is their union  // caused: the waits of the others at the collectives this rank arrived last at
+  int64_t wait_ns = 0;    // the union of `waits`
+  int64_t caused_ns = 0;  // the waits of the others at the collectives this rank arrived last at
+  std::vector<std::pair<int64_t, int64_t>> waits;  // the rank's waiting intervals
 };
 
 }  // namespace

@@ -24,8 +24,9 @@
 //     ProfilerStep#k on the CPU), whenever the kernel ran; a rank's waits in a step are the union of its waiting
 //     intervals (two collectives on two streams can wait at once), so they never exceed the step's span from its CPU
 //     start to the end of the GPU work it launched (the GPU can run behind the CPU: a wait may lie after the CPU
-//     range). The straggler of a step is the rank the others waited for longest. Times are compared as the files stamp them (the wall clock, CLOCK_REALTIME): ranks on one host share
-//     it, ranks on several hosts are as comparable as their clocks are synchronized.
+//     range). The straggler of a step is the rank the others waited for longest. Times are compared as the files
+//     stamp them (the wall clock, CLOCK_REALTIME): ranks on one host share it, ranks on several hosts are as
+//     comparable as their clocks are synchronized.
 // The step of a figure is the rank's ProfilerStep#k range on the CPU, matched across ranks by name; a trace without
 // ProfilerStep has one window over the whole trace.
 #pragma once
