@@ -262,6 +262,10 @@ std::string matching_note(const std::vector<RankFigures>& ranks, const Matching&
       m.complete == 1 ? "" : "s",
       m.by_seq ? "process group and Seq" : "process group and order (each rank's order aligned by the ends)",
       us(m.max_end_spread_ns));
+  if (m.max_end_spread_ns > 1000000)
+    out += fmt::format("  warning: matched collectives end up to {} us apart (on one host they end within tens of us): "
+                       "these traces may not be one run, or their clocks disagree\n",
+                       us(m.max_end_spread_ns));
   if (m.name_mismatches > 0)
     out += fmt::format("  warning: {} matched collective{} named differently on different ranks: the order may not "
                        "agree\n", m.name_mismatches, m.name_mismatches == 1 ? " is" : "s are");

@@ -326,3 +326,14 @@ TEST(NcclRanks, OnePictureOfEveryRank) {
   EXPECT_NE(text.find("rank 1\n"), std::string::npos) << text;
   EXPECT_THROW(ranks_picture(kData + "ddp", "9", kDefaultMaxJsonBytes), TraceError);
 }
+
+// Two traces of different runs in one folder: whatever the order matching pairs, their ends are far apart, and the
+// view says so instead of printing waits as if they were one run.
+TEST(NcclRanks, TracesOfDifferentRunsAreFlagged) {
+  std::vector<RankFigures> mixed = {figures("ddp")[0], figures("tp")[1]};
+  const Matching m = match_collectives(mixed);
+  EXPECT_GT(us(m.max_end_spread_ns), 1000.0);
+  const std::string text = ranks_view(mixed, "", OutputFormat::Text);
+  EXPECT_NE(text.find("warning: matched collectives end up to"), std::string::npos) << text;
+  EXPECT_EQ(ranks_view(figures("ddp"), "", OutputFormat::Text).find("warning:"), std::string::npos);
+}
