@@ -199,9 +199,10 @@ RanksPicture ranks_picture(const std::string& path, const std::string& step, uin
     for (size_t r = 0; r < n; ++r) {
       const auto& col = pic.figures[r].collectives[static_cast<size_t>(c.index[r])];
       const auto& lanes = pic.ranks[r].lanes;
-      for (size_t l = 0; l < lanes.size(); ++l) {
-        if (lanes[l].pid == col.pid && lanes[l].tid == col.tid && (lanes[l].gpu || lanes[l].label[0] == 't'))
-          j.lane[r] = static_cast<int>(l);
+      // The kernel's stream, or (a rank without NCCL kernels) the first row of the range's thread.
+      const bool gpu = pic.figures[r].comm_kernels;
+      for (size_t l = 0; l < lanes.size() && j.lane[r] < 0; ++l) {
+        if (lanes[l].gpu == gpu && lanes[l].pid == col.pid && lanes[l].tid == col.tid) j.lane[r] = static_cast<int>(l);
       }
       j.wait_ns[r] = c.wait_ns(r);
       caused[static_cast<size_t>(c.last)] += j.wait_ns[r];
