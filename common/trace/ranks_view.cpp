@@ -380,11 +380,11 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
   }
   const bool with_mean = n_steps > 1;
   const std::string mean_name = fmt::format("mean of {}", n_steps);
-  // HTA's comm/comp overlap: the share of the NCCL kernels' time that computation ran beside; undefined ("-", HTA's
-  // NaN) on a rank without NCCL kernels or a step without their time.
+  // HTA's comm/comp overlap: the share of the NCCL kernels' time that computation ran beside; undefined (HTA's NaN:
+  // "-" in the text, empty in CSV, null in JSON) on a rank without NCCL kernels or a step without their time.
   auto overlap_pct = [&](size_t r, const CommCompSplit& s, const char* unit) {
     const int64_t comm = s.communication_ns + s.overlapping_ns;
-    if (!ranks[r].comm_kernels || comm <= 0) return std::string("-");
+    if (!ranks[r].comm_kernels || comm <= 0) return std::string(*unit ? "-" : "");
     return fmt::format("{:.1f}{}", 100.0 * s.overlapping_ns / comm, unit);
   };
 

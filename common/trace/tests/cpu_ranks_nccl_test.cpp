@@ -261,7 +261,8 @@ TEST(NcclRanks, ASeqNumberIdentifiesTheCollective) {
   EXPECT_GT(us(m.max_end_spread_ns), 1000.0);  // the check that would tell a reader something is off
 }
 
-// No NCCL kernel, nothing to overlap: "-", as HTA's NaN (the gloo run of tests/data/torch211_user).
+// No NCCL kernel, nothing to overlap: "-" in the text, empty in CSV, null in JSON, as HTA's NaN (the gloo run of
+// tests/data/torch211_user).
 TEST(NcclRanks, OverlapIsUndefinedWithoutNcclKernels) {
   const std::vector<RankFigures> ranks =
       load_rank_figures(std::string(LADDER_TEST_DATA) + "/torch211_user/ranks", kDefaultMaxJsonBytes);
@@ -276,9 +277,17 @@ TEST(NcclRanks, OverlapIsUndefinedWithoutNcclKernels) {
     // the 10th field, overlap_pct
     size_t f = at + 1;
     for (int k = 0; k < 9; ++k) f = csv.find(',', f) + 1;
-    EXPECT_EQ(csv.substr(f, 2), "-,") << csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
+    EXPECT_EQ(csv.substr(f, 1), ",") << csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);  // empty: NaN
   }
   EXPECT_EQ(rows, 6u);  // 2 steps and the mean, 2 ranks
+  // JSON: null, and the document parses (pandas reads both as NaN).
+  const nlohmann::json doc = nlohmann::json::parse(ranks_view(ranks, "", OutputFormat::Json));
+  ASSERT_EQ(doc.size(), 6u);
+  for (const auto& row : doc) EXPECT_TRUE(row["overlap_pct"].is_null()) << row.dump();
+  for (const char* run : {"ddp", "tp", "async"}) {
+    const nlohmann::json d = nlohmann::json::parse(ranks_view(figures(run), "", OutputFormat::Json));
+    for (const auto& row : d) EXPECT_TRUE(row["overlap_pct"].is_number()) << run << " " << row.dump();
+  }
 }
 
 // One definition: `breakdown` calls communication what communication.h does, and HTA's window does not count it as
