@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "trace/communication.h"
 #include "trace/text.h"
+#include "trace/communication.h"
 
 namespace ladder {
 
