@@ -1,0 +1,118 @@
+// 06_train_mlp: one training step of the GeGLU MLP: the forward, then the backward for a given dy (random, seeded),
+// giving dx, dW_gate, dW_up and dW_down, each checked against a float64 CPU reference.
+//
+// What this rung shows: the backward pass in a trace. Six GEMMs where the forward had three, under the names of
+// PyTorch's autograd nodes (MmBackward0, MulBackward0, GeluBackward0), and what the forward must keep alive for them.
+// --mode eager runs what PyTorch's autograd runs, op for op; --mode fused keeps g and u instead of gelu(g), runs one
+// hand-written kernel for the whole backward of gelu(g) * u, and treats gate and up as one stacked Linear.
+//
+// Guess before you look: how much longer than the forward is the backward, which kernels are new, and how many bytes
+// per token does each mode keep between the two?
+//
+// Run:   build/06_train_mlp --batch 64 --seq 128 --dim 768 --hidden 3072 --mode eager
+// Trace: traces/06_train_mlp_eager_b64_s128_d768_h3072.json
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <tuple>
+
+#include "06_train_mlp/mlp.h"
+#include "06_train_mlp/reference.h"
+#include "chapter/chapter.h"
+#include "gpu/memory.h"
+#include "gpu/values.h"
+#include "profiler/profiler.h"
+
+using namespace ladder;
+
+int main(int argc, char** argv) {
+  int64_t batch = 64, seq = 128, dim = 768, hidden = 3072;
+  std::string mode_arg = "eager";
+  CommonOptions common;
+  CLI::App app{"06_train_mlp: the GeGLU MLP's forward and backward, one training step"};
+  for (auto [name, var, what] : {std::tuple{"--batch", &batch, "sequences in x"},
+                                 {"--seq", &seq, "tokens per sequence (x has batch x seq rows)"},
+                                 {"--dim", &dim, "model width: features of x and y"},
+                                 {"--hidden", &hidden, "hidden width of the MLP: features of gate(x) and up(x)"}})
+    app.add_option(name, *var, what)->check(int_range(1, kMaxDim))->capture_default_str();
+  app.add_option("--mode", mode_arg, "eager (PyTorch's autograd, op for op) or fused (one gelu_mul backward kernel)")
+      ->capture_default_str();
+  add_common_options(app, common);
+  if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
+
+  return run_main([&] {
+    const ch06::Mode mode = ch06::parse_mode(mode_arg);  // a bad --mode is a usage error, before any GPU work
+    const GpuInfo gpu = start_on_gpu(common);
+    const DType dt = DType::BF16;
+    const int64_t rows = batch * seq;
+    // Inputs, weights, gradients, and at most eight [rows, hidden] tensors the step writes.
+    require_fits({{rows, dim}, {rows, dim}, {rows, dim}, {rows, dim}, {rows, dim}, {4 * hidden, dim}, {2 * dim, hidden},
+                  {8 * rows, hidden}},
+                 dt);
+
+    // Random inputs made on the GPU; the CPU makes the same values (random_values) for its reference.
+    const float bd = 1.0f / std::sqrt(float(dim)), bh = 1.0f / std::sqrt(float(hidden));
+    const uint64_t sx = common.seed + 1, sgu = common.seed + 2, sdown = common.seed + 4, sdy = common.seed + 5;
+    ch06::Params p;
+    p.x = random_tensor({batch, seq, dim}, sx, dt);
+    p.dy = random_tensor({batch, seq, dim}, sdy, dt);
+    p.w_gate_up = random_tensor({2 * hidden, dim}, sgu, dt, -bd, bd);  // [gate.weight; up.weight]
+    p.w_down = random_tensor({dim, hidden}, sdown, dt, -bh, bh);       // down.weight
+    const ch06::Grads d = ch06::grads_like(p);
+    ch06::TrainStep step(mode, p, d);
+
+    // Every tensor the step writes starts as NaN, so an element a kernel leaves unwritten fails the check.
+    for (const Tensor& t : step.written()) poison(t);
+    step.forward();
+    step.backward();  // the copies of the check below wait for it
+
+    ch06::GradReference ref({rows, dim, hidden, random_values(rows * dim, sx, dt), random_values(rows * dim, sdy, dt),
+                             random_values(2 * hidden * dim, sgu, dt, -bd, bd),
+                             random_values(dim * hidden, sdown, dt, -bh, bh)});
+    std::vector<int64_t> all_dim = ch06::evenly(dim, dim), some_hidden = ch06::evenly(hidden, 12);
+    const Tolerance tol = tolerance_for(dt, rows);
+    fmt::print("mode: {}\n", ch06::mode_name(mode));
+    fmt::print("check dx:      {}\n",
+               check_output(d.dx, rows, dim, {ch06::evenly(rows, 12), all_dim},
+                            [&](int64_t m, const auto& cols, double* out) { ref.dx_row(m, cols, out); }, tol, "dx"));
+    fmt::print("check dW_gate: {}\n",
+               check_output(d.dw_gate(), hidden, dim, {some_hidden, all_dim},
+                            [&](int64_t j, const auto& cols, double* out) { ref.dw_gate_row(j, cols, out); }, tol,
+                            "dW_gate"));
+    fmt::print("check dW_up:   {}\n",
+               check_output(d.dw_up(), hidden, dim, {some_hidden, all_dim},
+                            [&](int64_t j, const auto& cols, double* out) { ref.dw_up_row(j, cols, out); }, tol,
+                            "dW_up"));
+    fmt::print("check dW_down: {}\n",
+               check_output(d.dw_down, dim, hidden, {ch06::evenly(dim, 64), some_hidden},
+                            [&](int64_t n, const auto& cols, double* out) { ref.dw_down_row(n, cols, out); }, tol,
+                            "dW_down"));
+    size_t held = 0;
+    std::string names;
+    for (const auto& [name, bytes] : step.held_for_backward()) {
+      held += bytes;
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    fmt::print("held for backward beyond x and the weights: {} = {:.1f} MB (x: {:.1f} MB)\n", names, held / 1e6,
+               p.x.nbytes() / 1e6);
+    // dg and du are bit-identical in the two modes: the fused kernel rounds as eager's three kernels do.
+    fmt::print("output checksum: {:#018x} (dg and du)\n", step.dg_du_checksum());
+
+    if (common.check_only) return 0;
+
+    auto train_step = [&] {
+      {
+        Range fwd("mlp_fwd");
+        step.forward();
+      }
+      Range bwd("mlp_bwd");
+      step.backward();
+    };
+    const Trace trace = profile_forward(common, "mlp_train_step", train_step);
+    report(trace, gpu, common, "mlp_train_step", train_step,
+           trace_path(common, "06_train_mlp",
+                      fmt::format("{}_b{}_s{}_d{}_h{}", ch06::mode_name(mode), batch, seq, dim, hidden)));
+    return 0;
+  });
+}
