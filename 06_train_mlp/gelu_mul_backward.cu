@@ -14,10 +14,9 @@
 #include <string>
 #include <utility>
 
-#include "base/error.h"
-
 #include "06_train_mlp/gelu_backward.cuh"
 #include "06_train_mlp/kernels.cuh"
+#include "base/error.h"
 #include "cuda/check.h"
 #include "gpu/elementwise.cuh"
 #include "gpu/gelu.cuh"
@@ -41,9 +40,9 @@ __device__ __forceinline__ void gelu_mul_backward_one(bf16 dh, bf16 g, bf16 u, b
 }
 
 // One element per thread, any shape, strides and alignment.
-__global__ void __launch_bounds__(kBlock) gelu_mul_backward_plain_kernel(const bf16* dh, const bf16* g, const bf16* u,
-                                                                         bf16* dg, bf16* du, int64_t rows,
-                                                                         int64_t cols, int64_t ld_in, int64_t ld_out) {
+__global__ void __launch_bounds__(kBlock)
+    gelu_mul_backward_plain_kernel(const bf16* dh, const bf16* g, const bf16* u, bf16* dg, bf16* du, int64_t rows,
+                                   int64_t cols, int64_t ld_in, int64_t ld_out) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
   if (i >= rows * cols) return;
   const int64_t r = i / cols, c = i % cols;
@@ -53,9 +52,9 @@ __global__ void __launch_bounds__(kBlock) gelu_mul_backward_plain_kernel(const b
 
 // Eight elements per thread: three 16-byte loads, two 16-byte stores. Needs cols, ld_in and ld_out multiples of 8
 // and 16-byte-aligned pointers (the launcher checks), so a vector never straddles two rows.
-__global__ void __launch_bounds__(kBlock) gelu_mul_backward_vec_kernel(const bf16* dh, const bf16* g, const bf16* u,
-                                                                       bf16* dg, bf16* du, int64_t rows, int64_t cols,
-                                                                       int64_t ld_in, int64_t ld_out) {
+__global__ void __launch_bounds__(kBlock)
+    gelu_mul_backward_vec_kernel(const bf16* dh, const bf16* g, const bf16* u, bf16* dg, bf16* du, int64_t rows,
+                                 int64_t cols, int64_t ld_in, int64_t ld_out) {
   const int64_t vecs_per_row = cols / kVecElems;
   const int64_t v = static_cast<int64_t>(blockIdx.x) * kBlock + threadIdx.x;
   if (v >= rows * vecs_per_row) return;
@@ -88,8 +87,8 @@ void launch_gelu_mul_backward(const bf16* dh, const bf16* g, const bf16* u, bf16
     gelu_mul_backward_vec_kernel<<<ladder::blocks_for(rows * cols / kVecElems), kBlock, 0, stream>>>(
         dh, g, u, dg, du, rows, cols, ld_in, ld_out);
   } else {
-    gelu_mul_backward_plain_kernel<<<ladder::blocks_for(rows * cols), kBlock, 0, stream>>>(dh, g, u, dg, du, rows,
-                                                                                            cols, ld_in, ld_out);
+    gelu_mul_backward_plain_kernel<<<ladder::blocks_for(rows * cols), kBlock, 0, stream>>>(dh, g, u, dg, du, rows, cols,
+                                                                                           ld_in, ld_out);
   }
   CUDA_CHECK_LAUNCH();
 }
@@ -109,8 +108,7 @@ void gelu_mul_backward(const ladder::Tensor& dh, const ladder::Tensor& g, const 
                           ", " + std::to_string(cols) + "] view with unit column stride, got " +
                           ladder::dtype_name(t->dtype) + " " + ladder::shape_str(t->shape));
   }
-  if (dg.stride(0) != du.stride(0))
-    throw ladder::Error("gelu_mul_backward: dg and du must have the same row stride");
+  if (dg.stride(0) != du.stride(0)) throw ladder::Error("gelu_mul_backward: dg and du must have the same row stride");
   const int64_t ld = dg.stride(0);
   // Two [rows, cols] views with row strides lda and ldb share no element: their byte spans are apart, or they have the
   // same row stride and sit side by side within it (the halves of [dg | du]).

@@ -4,7 +4,8 @@
 // What this rung shows: the backward pass in a trace. Six GEMMs where the forward had three, under the names of
 // PyTorch's autograd nodes (MmBackward0, MulBackward0, GeluBackward0), and what the forward must keep alive for them.
 // --mode eager runs what PyTorch's autograd runs, op for op; --mode fused keeps g and u instead of gelu(g), runs one
-// hand-written kernel for the whole backward of gelu(g) * u, and treats gate and up as one stacked Linear.
+// hand-written kernel for the whole backward of gelu(g) * u, and treats gate and up as one stacked Linear; --mode
+// recompute keeps only x and makes g, u and h again in the backward.
 //
 // Guess before you look: how much longer than the forward is the backward, which kernels are new, and how many bytes
 // per token does each mode keep between the two?
@@ -17,9 +18,13 @@
 #include <cmath>
 #include <tuple>
 
+#include "03_fused_mlp/work.h"
+#include "04_epilogue_mlp/work.h"
 #include "06_train_mlp/mlp.h"
 #include "06_train_mlp/reference.h"
+#include "06_train_mlp/work.h"
 #include "chapter/chapter.h"
+#include "gpu/allocator.h"
 #include "gpu/memory.h"
 #include "gpu/values.h"
 #include "profiler/profiler.h"
@@ -36,18 +41,29 @@ int main(int argc, char** argv) {
                                  {"--dim", &dim, "model width: features of x and y"},
                                  {"--hidden", &hidden, "hidden width of the MLP: features of gate(x) and up(x)"}})
     app.add_option(name, *var, what)->check(int_range(1, kMaxDim))->capture_default_str();
-  app.add_option("--mode", mode_arg, "eager (PyTorch's autograd, op for op) or fused (one gelu_mul backward kernel)")
+  app.add_option("--mode", mode_arg,
+                 "eager (PyTorch's autograd, op for op), fused (one gelu_mul backward kernel) or recompute (04's "
+                 "forward kernel, only x kept, g, u and h made again in the backward)")
       ->capture_default_str();
   add_common_options(app, common);
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
     const ch06::Mode mode = ch06::parse_mode(mode_arg);  // a bad --mode is a usage error, before any GPU work
+    if (const std::string rule = ch06::mode_shape_rule(mode, dim, hidden); !rule.empty()) throw UsageError(rule);
+    ch03::register_gelu_mul_work();  // the report prints the bytes of the fused forward's op (03's work.cpp)...
+    ch06::register_backward_work();  // ...and of the backward's elementwise ops (work.cpp)
     const GpuInfo gpu = start_on_gpu(common);
     const DType dt = DType::BF16;
     const int64_t rows = batch * seq;
     // Inputs, weights, gradients, and at most eight [rows, hidden] tensors the step writes.
-    require_fits({{rows, dim}, {rows, dim}, {rows, dim}, {rows, dim}, {rows, dim}, {4 * hidden, dim}, {2 * dim, hidden},
+    require_fits({{rows, dim},
+                  {rows, dim},
+                  {rows, dim},
+                  {rows, dim},
+                  {rows, dim},
+                  {4 * hidden, dim},
+                  {2 * dim, hidden},
                   {8 * rows, hidden}},
                  dt);
 
@@ -62,11 +78,23 @@ int main(int argc, char** argv) {
     const ch06::Grads d = ch06::grads_like(p);
     ch06::TrainStep step(mode, p, d);
 
-    // Every tensor the step writes starts as NaN, so an element a kernel leaves unwritten fails the check.
-    for (const Tensor& t : step.written()) poison(t);
-    step.forward();
-    step.backward();  // the copies of the check below wait for it
-
+    // The checked step. Every block the allocator hands out during it starts as NaN, and so do the gradients, so an
+    // element a kernel leaves unwritten fails the check. The allocator's totals say what the forward keeps for the
+    // backward (what it left allocated, less y) and how high the step went.
+    std::vector<std::pair<std::string, size_t>> held;
+    int64_t held_measured = 0, peak = 0;
+    {
+      const PoisonAllocations poison_blocks;
+      for (const Tensor* t : {&d.dx, &d.dw_gate_up, &d.dw_down}) poison(*t);
+      step.keep_dg_du(true);
+      const int64_t before = memory_totals().allocated;
+      reset_peak_allocated();
+      step.forward();
+      held = step.held_for_backward();
+      held_measured = memory_totals().allocated - before - static_cast<int64_t>(step.y().nbytes());
+      step.backward();  // the copies of the check below wait for it
+      peak = memory_totals().peak_allocated - before;
+    }
     ch06::GradReference ref({rows, dim, hidden, random_values(rows * dim, sx, dt), random_values(rows * dim, sdy, dt),
                              random_values(2 * hidden * dim, sgu, dt, -bd, bd),
                              random_values(dim * hidden, sdown, dt, -bh, bh)});
@@ -74,30 +102,34 @@ int main(int argc, char** argv) {
     const Tolerance tol = tolerance_for(dt, rows);
     fmt::print("mode: {}\n", ch06::mode_name(mode));
     fmt::print("check dx:      {}\n",
-               check_output(d.dx, rows, dim, {ch06::evenly(rows, 12), all_dim},
-                            [&](int64_t m, const auto& cols, double* out) { ref.dx_row(m, cols, out); }, tol, "dx"));
+               check_output(
+                   d.dx, rows, dim, {ch06::evenly(rows, 12), all_dim},
+                   [&](int64_t m, const auto& cols, double* out) { ref.dx_row(m, cols, out); }, tol, "dx"));
     fmt::print("check dW_gate: {}\n",
-               check_output(d.dw_gate(), hidden, dim, {some_hidden, all_dim},
-                            [&](int64_t j, const auto& cols, double* out) { ref.dw_gate_row(j, cols, out); }, tol,
-                            "dW_gate"));
+               check_output(
+                   d.dw_gate(), hidden, dim, {some_hidden, all_dim},
+                   [&](int64_t j, const auto& cols, double* out) { ref.dw_gate_row(j, cols, out); }, tol, "dW_gate"));
     fmt::print("check dW_up:   {}\n",
-               check_output(d.dw_up(), hidden, dim, {some_hidden, all_dim},
-                            [&](int64_t j, const auto& cols, double* out) { ref.dw_up_row(j, cols, out); }, tol,
-                            "dW_up"));
+               check_output(
+                   d.dw_up(), hidden, dim, {some_hidden, all_dim},
+                   [&](int64_t j, const auto& cols, double* out) { ref.dw_up_row(j, cols, out); }, tol, "dW_up"));
     fmt::print("check dW_down: {}\n",
-               check_output(d.dw_down, dim, hidden, {ch06::evenly(dim, 64), some_hidden},
-                            [&](int64_t n, const auto& cols, double* out) { ref.dw_down_row(n, cols, out); }, tol,
-                            "dW_down"));
-    size_t held = 0;
+               check_output(
+                   d.dw_down, dim, hidden, {ch06::evenly(dim, 64), some_hidden},
+                   [&](int64_t n, const auto& cols, double* out) { ref.dw_down_row(n, cols, out); }, tol, "dW_down"));
+    size_t held_sum = 0;
     std::string names;
-    for (const auto& [name, bytes] : step.held_for_backward()) {
-      held += bytes;
+    for (const auto& [name, bytes] : held) {
+      held_sum += bytes;
       names += (names.empty() ? "" : ", ") + name;
     }
-    fmt::print("held for backward beyond x and the weights: {} = {:.1f} MB (x: {:.1f} MB)\n", names, held / 1e6,
-               p.x.nbytes() / 1e6);
-    // dg and du are bit-identical in the two modes: the fused kernel rounds as eager's three kernels do.
+    fmt::print(
+        "held for backward beyond x and the weights: {} = {:.1f} MB (x: {:.1f} MB); the allocator: {:.1f} MB "
+        "left allocated by the forward besides y, peak {:.1f} MB above the step's start\n",
+        names.empty() ? "nothing" : names, held_sum / 1e6, p.x.nbytes() / 1e6, held_measured / 1e6, peak / 1e6);
+    // dg and du are bit-identical in every mode: the fused kernel rounds as eager's three kernels do.
     fmt::print("output checksum: {:#018x} (dg and du)\n", step.dg_du_checksum());
+    step.keep_dg_du(false);
 
     if (common.check_only) return 0;
 

@@ -10,6 +10,7 @@
 
 #include "03_fused_mlp/kernels.cuh"
 #include "03_simple_mlp/kernels.cuh"
+#include "04_epilogue_mlp/kernels.cuh"
 #include "06_train_mlp/kernels.cuh"
 #include "base/error.h"
 #include "cuda/check.h"
@@ -26,12 +27,19 @@ namespace ops = ladder::ops;
 Mode parse_mode(const std::string& name) {
   if (name == "eager") return Mode::Eager;
   if (name == "fused") return Mode::Fused;
-  if (name == "epilogue" || name == "recompute")
-    throw ladder::UsageError("--mode " + name + ": not in this chapter yet; the modes are eager and fused");
-  throw ladder::UsageError("--mode: unknown mode '" + name + "'; the modes are eager and fused");
+  if (name == "recompute") return Mode::Recompute;
+  if (name == "epilogue")
+    throw ladder::UsageError("--mode epilogue: not in this chapter yet; the modes are eager, fused and recompute");
+  throw ladder::UsageError("--mode: unknown mode '" + name + "'; the modes are eager, fused and recompute");
 }
 
-std::string mode_name(Mode mode) { return mode == Mode::Eager ? "eager" : "fused"; }
+std::string mode_name(Mode mode) { return mode == Mode::Eager ? "eager" : mode == Mode::Fused ? "fused" : "recompute"; }
+
+std::string mode_shape_rule(Mode mode, int64_t dim, int64_t hidden) {
+  if (mode != Mode::Recompute) return "";
+  const std::string rule = ch04::geglu_gemm_shape_rule(dim, hidden);
+  return rule.empty() ? "" : "--mode recompute: " + rule;
+}
 
 namespace {
 
@@ -94,65 +102,82 @@ Grads grads_like(const Params& p) {
 TrainStep::TrainStep(Mode mode, const Params& params, const Grads& grads)
     : mode_(mode), p_(params), d_(grads), dim_(params.x.size(-1)), hidden_(params.w_down.size(1)) {
   rows_ = p_.x.numel() / dim_;
-  const auto dt = ladder::DType::BF16;
-  g_ = ladder::empty({rows_, hidden_}, dt);
-  u_ = ladder::empty({rows_, hidden_}, dt);
-  h_ = ladder::empty({rows_, hidden_}, dt);
-  y_ = ladder::empty(p_.x.shape, dt);
-  dh_ = ladder::empty({rows_, hidden_}, dt);
-  if (mode_ == Mode::Eager) {
-    a_ = ladder::empty({rows_, hidden_}, dt);
-    dh_u_ = ladder::empty({rows_, hidden_}, dt);
-    dg_ = ladder::empty({rows_, hidden_}, dt);
-    du_ = ladder::empty({rows_, hidden_}, dt);
-    dx_part_ = ladder::empty({rows_, dim_}, dt);
-  } else {
-    dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);  // [dg | du]: one row of each per token, side by side
-    dg_ = cols_of(dgu_, 0, hidden_);
-    du_ = cols_of(dgu_, hidden_, hidden_);
-  }
 }
 
 void TrainStep::forward() {
+  const auto dt = ladder::DType::BF16;
   // The Linears take x as [batch, seq, dim] (aten::linear folds the leading dims into rows) and write [rows, hidden].
-  const Tensor g3 = g_.reshape({p_.x.size(0), p_.x.size(1), hidden_});
-  const Tensor u3 = u_.reshape(g3.shape), h3 = h_.reshape(g3.shape);
-  ops::linear(p_.x, p_.w_gate(), nullptr, g3);
-  ops::linear(p_.x, p_.w_up(), nullptr, u3);
+  const ladder::Shape shape3 = {p_.x.size(0), p_.x.size(1), hidden_};
+  if (mode_ == Mode::Recompute) {
+    h_ = ladder::empty({rows_, hidden_}, dt);
+    ch04::geglu_gemm(p_.x, p_.w_gate(), p_.w_up(), h_);  // g and u never leave the chip
+    y_ = ladder::empty(p_.x.shape, dt);
+    ops::linear(h_.reshape(shape3), p_.w_down, nullptr, y_);
+    h_ = {};  // not kept: the backward makes it again
+    return;
+  }
+  g_ = ladder::empty({rows_, hidden_}, dt);
+  ops::linear(p_.x, p_.w_gate(), nullptr, g_.reshape(shape3));
+  u_ = ladder::empty({rows_, hidden_}, dt);
+  ops::linear(p_.x, p_.w_up(), nullptr, u_.reshape(shape3));
+  h_ = ladder::empty({rows_, hidden_}, dt);
   if (mode_ == Mode::Eager) {
+    a_ = ladder::empty({rows_, hidden_}, dt);
     ch03::gelu(g_, a_);  // a = gelu(g), kept for MulBackward0
     ch03::mul(a_, u_, h_);
   } else {
     ch03::gelu_mul(g_, u_, h_);  // gelu(g) never stored: the backward recomputes it
   }
-  ops::linear(h3, p_.w_down, nullptr, y_);
+  y_ = ladder::empty(p_.x.shape, dt);
+  ops::linear(h_.reshape(shape3), p_.w_down, nullptr, y_);
 }
 
 void TrainStep::backward() {
+  const auto dt = ladder::DType::BF16;
   const Tensor x2 = p_.x.reshape({rows_, dim_});
   Tensor dy2;
   {
     Node n("UnsafeViewBackward0");
     dy2 = ops::reshape(p_.dy, {rows_, dim_});
   }
+  if (mode_ == Mode::Recompute) {
+    // The forward kept only x: g, u and h again, before the first node that needs them (down's, for h).
+    Node n("GegluGemmBackward");
+    g_ = ladder::empty({rows_, hidden_}, dt);
+    ops::mm(x2, ops::t(p_.w_gate()), g_);
+    u_ = ladder::empty({rows_, hidden_}, dt);
+    ops::mm(x2, ops::t(p_.w_up()), u_);
+    h_ = ladder::empty({rows_, hidden_}, dt);
+    ch03::gelu_mul(g_, u_, h_);
+  }
   {
     // down: y = h @ W_down^T. dh = dy @ W_down; dW_down = (dy^T @ h), written straight into the gradient.
     Node n("MmBackward0");
     const Tensor mat2 = p_.w_down.t();
+    dh_ = ladder::empty({rows_, hidden_}, dt);
     ops::mm(dy2, ops::t(mat2), dh_);
     ops::mm(ops::t(dy2), h_, d_.dw_down);
     ops::t(d_.dw_down);
   }
-  if (mode_ == Mode::Fused) {
+  h_ = {};                     // down's saved input, released with its node
+  if (mode_ != Mode::Eager) {  // fused, and recompute from here on
     {
       Node n("GeluMulBackward");  // the fused op's own node: dg and du in one kernel, side by side in [dg | du]
+      dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);
+      dg_ = cols_of(dgu_, 0, hidden_);
+      du_ = cols_of(dgu_, hidden_, hidden_);
       gelu_mul_backward(dh_, g_, u_, dg_, du_);
     }
-    // gate and up as one Linear of the stacked weight: dx = [dg | du] @ [W_gate; W_up], [dW_gate; dW_up] =
-    // [dg | du]^T @ x. One GEMM each, with K = 2 hidden for dx.
-    Node n("MmBackward0");
-    ops::mm(dgu_, p_.w_gate_up, d_.dx.reshape({rows_, dim_}));
-    ops::mm(ops::t(dgu_), x2, d_.dw_gate_up);
+    dh_ = g_ = u_ = {};
+    {
+      // gate and up as one Linear of the stacked weight: dx = [dg | du] @ [W_gate; W_up], [dW_gate; dW_up] =
+      // [dg | du]^T @ x. One GEMM each, with K = 2 hidden for dx.
+      Node n("MmBackward0");
+      ops::mm(dgu_, p_.w_gate_up, d_.dx.reshape({rows_, dim_}));
+      ops::mm(ops::t(dgu_), x2, d_.dw_gate_up);
+    }
+    if (!keep_dg_du_) dgu_ = dg_ = du_ = {};
+    y_ = {};
     return;
   }
   {
@@ -166,25 +191,30 @@ void TrainStep::backward() {
   accumulate_grad();
   {
     Node n("MulBackward0");  // h = a * u: grad of a is dh * u, grad of u is dh * a
+    dh_u_ = ladder::empty({rows_, hidden_}, dt);
     ch03::mul(dh_, u_, dh_u_);
+    du_ = ladder::empty({rows_, hidden_}, dt);
     ch03::mul(dh_, a_, du_);
   }
+  dh_ = a_ = u_ = {};
   {
     Node n("GeluBackward0");
+    dg_ = ladder::empty({rows_, hidden_}, dt);
     gelu_backward(dh_u_, g_, dg_);
   }
+  dh_u_ = g_ = {};
   // up, then gate: each Linear's nodes, as for down. x's two gradients meet in the engine's input buffer, which adds
   // the second to the first in place (aten::add_ under the node that produced the second).
   const Tensor dx2 = d_.dx.reshape({rows_, dim_});
   for (int which = 0; which < 2; ++which) {
     const bool up = which == 0;
-    const Tensor& grad = up ? du_ : dg_;
     const Tensor w = up ? p_.w_up() : p_.w_gate(), dw = up ? d_.dw_up() : d_.dw_gate();
-    const Tensor& dx_here = up ? dx2 : dx_part_;
+    if (!up) dx_part_ = ladder::empty({rows_, dim_}, dt);
+    const Tensor dx_here = up ? dx2 : dx_part_;
     Tensor grad2;
     {
       Node n("UnsafeViewBackward0");
-      grad2 = ops::reshape(grad, {rows_, hidden_});
+      grad2 = ops::reshape(up ? du_ : dg_, {rows_, hidden_});
     }
     {
       Node n("MmBackward0");
@@ -192,6 +222,8 @@ void TrainStep::backward() {
       ops::mm(ops::t(grad2), x2, dw);
       ops::t(dw);
     }
+    grad2 = {};
+    if (!keep_dg_du_) (up ? du_ : dg_) = {};  // its last user ran: released
     {
       Node n("ViewBackward0");
       ops::reshape(dx_here, p_.x.shape);
@@ -203,19 +235,21 @@ void TrainStep::backward() {
     }
     accumulate_grad();
   }
+  dx_part_ = {};
   accumulate_grad();  // x's
-}
-
-std::vector<Tensor> TrainStep::written() const {
-  std::vector<Tensor> out = {g_, u_, h_, y_, dh_, d_.dx, d_.dw_gate_up, d_.dw_down};
-  for (const Tensor& t : {a_, dh_u_, dg_, du_, dx_part_, dgu_})
-    if (t.data && t.is_contiguous()) out.push_back(t);
-  return out;
+  y_ = {};
 }
 
 std::vector<std::pair<std::string, size_t>> TrainStep::held_for_backward() const {
-  if (mode_ == Mode::Eager) return {{"g", g_.nbytes()}, {"gelu(g)", a_.nbytes()}, {"u", u_.nbytes()}, {"h", h_.nbytes()}};
+  if (mode_ == Mode::Eager)
+    return {{"g", g_.nbytes()}, {"gelu(g)", a_.nbytes()}, {"u", u_.nbytes()}, {"h", h_.nbytes()}};
+  if (mode_ == Mode::Recompute) return {};
   return {{"g", g_.nbytes()}, {"u", u_.nbytes()}, {"h", h_.nbytes()}};
+}
+
+void TrainStep::keep_dg_du(bool keep) {
+  keep_dg_du_ = keep;
+  if (!keep) dgu_ = dg_ = du_ = {};
 }
 
 uint64_t TrainStep::dg_du_checksum() const {

@@ -8,10 +8,14 @@
 //   fused  03_fused_mlp's forward (one gelu_mul kernel), keeping g, u and h; the backward runs two GEMMs for the
 //          down Linear, one gelu_mul_backward kernel writing [dg | du] side by side, and one GEMM each for dx and the
 //          stacked [dW_gate; dW_up]: 5 kernels.
+//   recompute  04_epilogue_mlp's forward (gate, up, gelu and the product in one geglu_gemm kernel), keeping nothing
+//          but x; the backward replays g and u (two GEMMs) and h (gelu_mul), then runs fused's backward: 8 kernels.
 //
 // The weights of gate and up are the two halves of one [2H, d] tensor (and so are their gradients), so the fused
-// backward can treat them as one Linear. Every tensor is allocated once, before the first step, as PyTorch's caching
-// allocator hands back the same blocks step after step: the steps themselves allocate nothing.
+// backward can treat them as one Linear. Activations and intermediate gradients are allocated inside the step and
+// freed where autograd frees them, through the ladder's caching allocator (gpu/allocator.h): after the first step no
+// allocation reaches cudaMalloc, and the trace's [memory] events show what each mode holds. The gradients of x and
+// the weights are allocated once (like .grad kept across steps).
 #pragma once
 
 #include <cstdint>
@@ -23,10 +27,13 @@
 
 namespace ch06 {
 
-enum class Mode { Eager, Fused };
-// "eager" or "fused"; "epilogue" and "recompute" (the next modes of the chapter's design) and anything else are
-// refused with a ladder::UsageError in one line.
+enum class Mode { Eager, Fused, Recompute };
+// "eager", "fused" or "recompute"; "epilogue" (the next mode of the chapter's design) and anything else are refused
+// with a ladder::UsageError in one line.
 Mode parse_mode(const std::string& name);
+// Empty when `mode` takes these sizes, else the one line saying why not (recompute's forward kernel, 04's geglu_gemm,
+// needs dim and hidden multiples of 8).
+std::string mode_shape_rule(Mode mode, int64_t dim, int64_t hidden);
 std::string mode_name(Mode mode);
 
 // The step's inputs and gradients: x and dy [batch, seq, dim]; w_gate_up [2 hidden, dim] (gate's weight in rows
@@ -46,17 +53,21 @@ Grads grads_like(const Params& p);
 
 class TrainStep {
  public:
-  // Allocates everything the mode's forward keeps and its backward writes.
   TrainStep(Mode mode, const Params& params, const Grads& grads);
 
-  void forward();   // y, and what the backward needs
-  void backward();  // the gradients, from dy and what the forward kept
+  // y, and what the backward needs, allocated here as autograd's saved tensors are.
+  void forward();
+  // The gradients, from dy and what the forward kept. Each saved tensor and each intermediate gradient is freed as
+  // soon as autograd would free it (after the node that used it last), so the allocator's curve in the trace has
+  // PyTorch's shape; y is freed at the end, as the loss that held it would be.
+  void backward();
 
   const ladder::Tensor& y() const { return y_; }
-  // Every tensor the forward and backward write, to poison before a checked step.
-  std::vector<ladder::Tensor> written() const;
-  // What the forward keeps alive for the backward, beyond x and the weights: (name, bytes) per tensor.
+  // What the forward keeps alive for the backward, beyond x and the weights: (name, bytes) per tensor. Call after
+  // forward().
   std::vector<std::pair<std::string, size_t>> held_for_backward() const;
+  // Keep dg and du after each backward, for dg_du_checksum(); false releases what was kept.
+  void keep_dg_du(bool keep);
   // FNV-1a over the bits of dg, then du (row by row): the same in every mode whose arithmetic is eager's.
   uint64_t dg_du_checksum() const;
 
@@ -65,6 +76,7 @@ class TrainStep {
   Params p_;
   Grads d_;
   int64_t rows_, dim_, hidden_;
+  bool keep_dg_du_ = false;
   ladder::Tensor g_, u_, a_, h_, y_;  // a = gelu(g) (eager only), h = a * u
   ladder::Tensor dh_, dg_, du_;       // dg and du: views into dgu_ (fused) or tensors of their own (eager)
   ladder::Tensor dgu_, dh_u_, dx_part_;

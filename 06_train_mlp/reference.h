@@ -16,7 +16,7 @@ namespace ch06 {
 
 struct MlpValues {
   int64_t rows = 0, dim = 0, hidden = 0;
-  std::vector<float> x, dy;  // [rows, dim]
+  std::vector<float> x, dy;      // [rows, dim]
   std::vector<float> w_gate_up;  // [2 hidden, dim]: gate's rows, then up's
   std::vector<float> w_down;     // [dim, hidden]
 };

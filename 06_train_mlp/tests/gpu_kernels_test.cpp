@@ -118,9 +118,9 @@ TEST(GeluMulBackward, MatchesCpuReferenceSideBySide) {
     ch06::gelu_mul_backward(in.ddh, in.dg_in, in.du_in, strided_view(dgu, rows, cols, 2 * cols, 0),
                             strided_view(dgu, rows, cols, 2 * cols, cols));
     CUDA_CHECK(cudaDeviceSynchronize());
-    const auto rg = ladder::compare(host_view(dgu, rows, cols, 2 * cols, 0), ref_dg, ladder::tolerance_for(DType::BF16));
-    const auto ru =
-        ladder::compare(host_view(dgu, rows, cols, 2 * cols, cols), ref_du, ladder::tolerance_for(DType::BF16));
+    const ladder::Tolerance tol = ladder::tolerance_for(DType::BF16);
+    const auto rg = ladder::compare(host_view(dgu, rows, cols, 2 * cols, 0), ref_dg, tol);
+    const auto ru = ladder::compare(host_view(dgu, rows, cols, 2 * cols, cols), ref_du, tol);
     EXPECT_TRUE(rg.ok) << "dg: " << rg.report;
     EXPECT_TRUE(ru.ok) << "du: " << ru.report;
   }
@@ -195,7 +195,7 @@ TEST(GeluMulBackward, RefusesBadTensors) {
   EXPECT_THROW(ch06::gelu_mul_backward(in.ddh, in.dg_in, in.du_in, f32, out), ladder::Error);
   EXPECT_THROW(ch06::gelu_mul_backward(in.ddh, in.dg_in, in.du_in, small, out), ladder::Error);
   EXPECT_THROW(ch06::gelu_mul_backward(in.ddh, in.dg_in, small, out, out2), ladder::Error);
-  EXPECT_THROW(ch06::gelu_mul_backward(in.ddh, in.dg_in, in.du_in, out, out), ladder::Error);  // dg is du
+  EXPECT_THROW(ch06::gelu_mul_backward(in.ddh, in.dg_in, in.du_in, out, out), ladder::Error);       // dg is du
   EXPECT_THROW(ch06::gelu_mul_backward(in.ddh, in.dg_in, in.du_in, in.dg_in, out), ladder::Error);  // dg is g
   EXPECT_NO_THROW(ch06::gelu_mul_backward(in.ddh, in.dg_in, in.du_in, out, out2));
   CUDA_CHECK(cudaDeviceSynchronize());
