@@ -19,7 +19,6 @@
 #include "base/error.h"
 #include "cuda/check.h"
 #include "gpu/elementwise.cuh"
-#include "gpu/gelu.cuh"
 #include "gpu/ops.h"
 #include "gpu/stream.h"
 
@@ -29,15 +28,6 @@ namespace {
 using bf16 = __nv_bfloat16;
 using ladder::kBlock;
 using ladder::kVecElems;
-
-// One element: what MulBackward0 then GeluBackward0 compute, with the same roundings.
-__device__ __forceinline__ void gelu_mul_backward_one(bf16 dh, bf16 g, bf16 u, bf16* dg, bf16* du) {
-  const float fdh = __bfloat162float(dh), fg = __bfloat162float(g);
-  const float a = __bfloat162float(__float2bfloat16(ladder::gelu_tanh_f32(fg)));  // gelu(g) as the forward stored it
-  *du = __float2bfloat16(__fmul_rn(fdh, a));
-  const float dh_u = __bfloat162float(__float2bfloat16(__fmul_rn(fdh, __bfloat162float(u))));  // stored by eager
-  *dg = __float2bfloat16(gelu_tanh_backward_f32(dh_u, fg));
-}
 
 // One element per thread, any shape, strides and alignment.
 __global__ void __launch_bounds__(kBlock)

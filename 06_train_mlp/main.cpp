@@ -42,18 +42,21 @@ int main(int argc, char** argv) {
                                  {"--hidden", &hidden, "hidden width of the MLP: features of gate(x) and up(x)"}})
     app.add_option(name, *var, what)->check(int_range(1, kMaxDim))->capture_default_str();
   app.add_option("--mode", mode_arg,
-                 "eager (PyTorch's autograd, op for op), fused (one gelu_mul backward kernel) or recompute (04's "
-                 "forward kernel, only x kept, g, u and h made again in the backward)")
+                 "eager (PyTorch's autograd, op for op), fused (one gelu_mul backward kernel), epilogue (the gelu_mul "
+                 "backward in the epilogue of the backward's first GEMM; Hopper) or recompute (04's forward kernel, "
+                 "only x kept, g, u and h made again in the backward)")
       ->capture_default_str();
   add_common_options(app, common);
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
     const ch06::Mode mode = ch06::parse_mode(mode_arg);  // a bad --mode is a usage error, before any GPU work
-    if (const std::string rule = ch06::mode_shape_rule(mode, dim, hidden); !rule.empty()) throw UsageError(rule);
+    if (const std::string why = ch06::mode_cannot_run(mode, dim, hidden); !why.empty()) throw UsageError(why);
     ch03::register_gelu_mul_work();  // the report prints the bytes of the fused forward's op (03's work.cpp)...
     ch06::register_backward_work();  // ...and of the backward's elementwise ops (work.cpp)
     const GpuInfo gpu = start_on_gpu(common);
+    if (const std::string why = ch06::mode_cannot_run(mode, dim, hidden, gpu.major, gpu.minor); !why.empty())
+      throw UsageError(why);
     const DType dt = DType::BF16;
     const int64_t rows = batch * seq;
     // Inputs, weights, gradients, and at most eight [rows, hidden] tensors the step writes.

@@ -11,6 +11,7 @@
 #include "03_fused_mlp/kernels.cuh"
 #include "03_simple_mlp/kernels.cuh"
 #include "04_epilogue_mlp/kernels.cuh"
+#include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/kernels.cuh"
 #include "base/error.h"
 #include "cuda/check.h"
@@ -27,18 +28,32 @@ namespace ops = ladder::ops;
 Mode parse_mode(const std::string& name) {
   if (name == "eager") return Mode::Eager;
   if (name == "fused") return Mode::Fused;
+  if (name == "epilogue") return Mode::Epilogue;
   if (name == "recompute") return Mode::Recompute;
-  if (name == "epilogue")
-    throw ladder::UsageError("--mode epilogue: not in this chapter yet; the modes are eager, fused and recompute");
-  throw ladder::UsageError("--mode: unknown mode '" + name + "'; the modes are eager, fused and recompute");
+  throw ladder::UsageError("--mode: unknown mode '" + name + "'; the modes are eager, fused, epilogue and recompute");
 }
 
-std::string mode_name(Mode mode) { return mode == Mode::Eager ? "eager" : mode == Mode::Fused ? "fused" : "recompute"; }
+std::string mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::Eager:
+      return "eager";
+    case Mode::Fused:
+      return "fused";
+    case Mode::Epilogue:
+      return "epilogue";
+    case Mode::Recompute:
+      break;
+  }
+  return "recompute";
+}
 
-std::string mode_shape_rule(Mode mode, int64_t dim, int64_t hidden) {
-  if (mode != Mode::Recompute) return "";
-  const std::string rule = ch04::geglu_gemm_shape_rule(dim, hidden);
-  return rule.empty() ? "" : "--mode recompute: " + rule;
+std::string mode_cannot_run(Mode mode, int64_t dim, int64_t hidden, int major, int minor) {
+  std::string why;
+  if (mode == Mode::Recompute) why = ch04::geglu_gemm_shape_rule(dim, hidden);
+  if (mode == Mode::Epilogue && major >= 0) why = dgated_gemm_cannot_run(major, minor, dim, hidden);
+  if (mode == Mode::Epilogue && major < 0 && (dim % 8 != 0 || hidden % 8 != 0))
+    why = dgated_gemm_cannot_run(9, 0, dim, hidden);  // the size rule alone, before the GPU is known
+  return why.empty() ? "" : "--mode " + mode_name(mode) + ": " + why;
 }
 
 namespace {
@@ -130,6 +145,7 @@ void TrainStep::forward() {
   }
   y_ = ladder::empty(p_.x.shape, dt);
   ops::linear(h_.reshape(shape3), p_.w_down, nullptr, y_);
+  if (mode_ == Mode::Epilogue) h_ = {};  // not kept: the backward GEMM's epilogue makes it again
 }
 
 void TrainStep::backward() {
@@ -139,6 +155,32 @@ void TrainStep::backward() {
   {
     Node n("UnsafeViewBackward0");
     dy2 = ops::reshape(p_.dy, {rows_, dim_});
+  }
+  if (mode_ == Mode::Epilogue) {
+    {
+      // down's dgrad and the gelu_mul backward in one kernel: dh stays on chip; dg, du and h come out.
+      Node n("DgatedGemmBackward");
+      dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);
+      dg_ = cols_of(dgu_, 0, hidden_);
+      du_ = cols_of(dgu_, hidden_, hidden_);
+      h_ = ladder::empty({rows_, hidden_}, dt);
+      w_down_t_ = ladder::empty({hidden_, dim_}, dt);
+      dgated_gemm(dy2, p_.w_down, w_down_t_, g_, u_, dg_, du_, h_);
+    }
+    w_down_t_ = g_ = u_ = {};
+    {
+      Node n("MmBackward0");  // down's weight gradient, from the h the epilogue made
+      ops::mm(ops::t(dy2), h_, d_.dw_down);
+    }
+    h_ = {};
+    {
+      Node n("MmBackward0");  // gate and up as one Linear of the stacked weight, as in fused
+      ops::mm(dgu_, p_.w_gate_up, d_.dx.reshape({rows_, dim_}));
+      ops::mm(ops::t(dgu_), x2, d_.dw_gate_up);
+    }
+    if (!keep_dg_du_) dgu_ = dg_ = du_ = {};
+    y_ = {};
+    return;
   }
   if (mode_ == Mode::Recompute) {
     // The forward kept only x: g, u and h again, before the first node that needs them (down's, for h).
@@ -244,6 +286,7 @@ std::vector<std::pair<std::string, size_t>> TrainStep::held_for_backward() const
   if (mode_ == Mode::Eager)
     return {{"g", g_.nbytes()}, {"gelu(g)", a_.nbytes()}, {"u", u_.nbytes()}, {"h", h_.nbytes()}};
   if (mode_ == Mode::Recompute) return {};
+  if (mode_ == Mode::Epilogue) return {{"g", g_.nbytes()}, {"u", u_.nbytes()}};
   return {{"g", g_.nbytes()}, {"u", u_.nbytes()}, {"h", h_.nbytes()}};
 }
 

@@ -8,6 +8,10 @@
 //   fused  03_fused_mlp's forward (one gelu_mul kernel), keeping g, u and h; the backward runs two GEMMs for the
 //          down Linear, one gelu_mul_backward kernel writing [dg | du] side by side, and one GEMM each for dx and the
 //          stacked [dW_gate; dW_up]: 5 kernels.
+//   epilogue  fused's forward, keeping g and u only; the backward's first GEMM, dh = dy @ W_down, is hand-written
+//          (dgated_gemm.cu, Hopper) with the gelu_mul backward in its epilogue: dh never reaches memory, and h is
+//          recomputed there for dW_down. Then three GEMMs (dW_down, dx, the stacked dW): 4 kernels and a transposing
+//          copy of W_down.
 //   recompute  04_epilogue_mlp's forward (gate, up, gelu and the product in one geglu_gemm kernel), keeping nothing
 //          but x; the backward replays g and u (two GEMMs) and h (gelu_mul), then runs fused's backward: 8 kernels.
 //
@@ -27,13 +31,13 @@
 
 namespace ch06 {
 
-enum class Mode { Eager, Fused, Recompute };
-// "eager", "fused" or "recompute"; "epilogue" (the next mode of the chapter's design) and anything else are refused
-// with a ladder::UsageError in one line.
+enum class Mode { Eager, Fused, Epilogue, Recompute };
+// "eager", "fused", "epilogue" or "recompute"; anything else is refused with a ladder::UsageError in one line.
 Mode parse_mode(const std::string& name);
-// Empty when `mode` takes these sizes, else the one line saying why not (recompute's forward kernel, 04's geglu_gemm,
-// needs dim and hidden multiples of 8).
-std::string mode_shape_rule(Mode mode, int64_t dim, int64_t hidden);
+// Empty when `mode` runs on a GPU of compute capability major.minor at these sizes, else the one line saying why not
+// (recompute's forward kernel, 04's geglu_gemm, needs dim and hidden multiples of 8; epilogue's backward GEMM that and
+// a Hopper GPU). major < 0: the sizes only, before the GPU is known.
+std::string mode_cannot_run(Mode mode, int64_t dim, int64_t hidden, int major = -1, int minor = -1);
 std::string mode_name(Mode mode);
 
 // The step's inputs and gradients: x and dy [batch, seq, dim]; w_gate_up [2 hidden, dim] (gate's weight in rows
@@ -79,7 +83,7 @@ class TrainStep {
   bool keep_dg_du_ = false;
   ladder::Tensor g_, u_, a_, h_, y_;  // a = gelu(g) (eager only), h = a * u
   ladder::Tensor dh_, dg_, du_;       // dg and du: views into dgu_ (fused) or tensors of their own (eager)
-  ladder::Tensor dgu_, dh_u_, dx_part_;
+  ladder::Tensor dgu_, dh_u_, dx_part_, w_down_t_;
 };
 
 }  // namespace ch06
