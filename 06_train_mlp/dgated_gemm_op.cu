@@ -65,7 +65,7 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
                  const ladder::Tensor& h) {
   ladder::OpRange range("ladder::dgated_gemm", {&dy, &w_down, &g, &u});
   const int64_t dim = w_down.dim() == 2 ? w_down.size(0) : -1, hidden = w_down.dim() == 2 ? w_down.size(1) : -1;
-  require(dim >= 0 && dy.dim() >= 1 && dy.size(-1) == dim, "dy must be [..., dim] and W_down [dim, hidden]");
+  require(dim > 0 && dy.dim() >= 1 && dy.size(-1) == dim, "dy must be [..., dim > 0] and W_down [dim, hidden]");
   const int64_t M = dy.numel() / std::max<int64_t>(dim, 1);
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "dy", dy, M * dim);
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "W_down", w_down, dim * hidden);
