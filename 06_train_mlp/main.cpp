@@ -5,6 +5,7 @@
 // PyTorch's autograd nodes (MmBackward0, MulBackward0, GeluBackward0), and what the forward must keep alive for them.
 // --mode eager runs what PyTorch's autograd runs, op for op; --mode fused keeps g and u instead of gelu(g), runs one
 // hand-written kernel for the whole backward of gelu(g) * u, and treats gate and up as one stacked Linear; --mode
+// epilogue keeps g and u and runs that backward in the epilogue of a hand-written dh = dy @ W_down (Hopper); --mode
 // recompute keeps only x and makes g, u and h again in the backward.
 //
 // Guess before you look: how much longer than the forward is the backward, which kernels are new, and how many bytes
