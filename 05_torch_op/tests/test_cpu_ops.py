@@ -41,12 +41,6 @@ class ModuleTests(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "must both be"):
             ops.geglu_gemm(x, w, w[:100])
 
-    def test_backward_raises(self):
-        # Forward-only ops: a backward through them must fail loudly, not leave the gradient silently empty.
-        g = torch.empty(4, dtype=BF16, device="meta", requires_grad=True)
-        with self.assertRaisesRegex(RuntimeError, "derivative for ladder::gelu_mul is not implemented"):
-            ops.gelu_mul(g, g).sum().backward()
-
     def test_variant_queries(self):
         names = ops.geglu_gemm_variants()
         self.assertIn("fast", names)

@@ -75,6 +75,12 @@ class Range {
   Cat cat_;
 };
 
+// While a profiler records (warmup and active steps), notes one allocation (bytes > 0) or free (bytes < 0) of a
+// device block at `addr`, with the allocator's totals just after it: the trace's "[memory]" events, the ones
+// torch.profiler writes with profile_memory=True. gpu/allocator.h calls it for every block; elsewhere it costs one
+// atomic load.
+void record_memory(int64_t addr, int64_t bytes, int64_t total_allocated, int64_t total_reserved, int device);
+
 // The loop every chapter runs: for each step of the schedule,
 //   ProfilerStep#k { <range_name> { forward() }  cudaDeviceSynchronize }
 // and returns the trace of the active steps.

@@ -376,6 +376,22 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
     }
   }
 
+  // ---- [memory] instants: the allocator's records (profile_memory=True), with torch's fields ----
+  for (const MemoryRecord& m : trace.memory) {
+    sep();
+    fmt::format_to(it,
+                   "    {{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+                   "\"pid\": {}, \"tid\": {}, \"ts\": ",
+                   trace.pid, m.tid);
+    put_us(out, m.ts_ns - base);
+    out.append(std::string_view(", \"args\": {"));
+    if (m.total_reserved >= 0) fmt::format_to(it, "\"Total Reserved\": {}, ", m.total_reserved);
+    if (m.total_allocated >= 0) fmt::format_to(it, "\"Total Allocated\": {}, ", m.total_allocated);
+    fmt::format_to(it, "\"Bytes\": {}, \"Device Id\": {}, \"Device Type\": {}", m.bytes, m.device_id, m.device_type);
+    if (m.addr >= 0) fmt::format_to(it, ", \"Addr\": {}", m.addr);
+    out.append(std::string_view("}}"));
+  }
+
   // ---- metadata: process and lane names, as Kineto writes them ----
   const int64_t meta_ts = first_time_ns(trace) - base;
   const std::string pname = escaped(trace.process_name);

@@ -3,7 +3,8 @@
 //    arithmetic hides under the memory time, so it counts bytes and no FLOPs, like aten::gelu and aten::mul;
 //  - ladder::geglu_gemm (04_epilogue_mlp): gelu(x @ W_gate^T) * (x @ W_up^T): the FLOPs of two GEMMs of x by
 //    [hidden, dim] weights, x and both weights read once, and m [rows, hidden] written once (g and u never leave the
-//    chip: that is the point of the rung).
+//    chip: that is the point of the rung);
+//  - ladder::gelu_mul_backward (06_train_mlp): elementwise like gelu_mul, no FLOPs counted.
 #include "work/ladder_ops.h"
 
 #include <cstdint>
@@ -32,11 +33,27 @@ bool geglu_gemm(const Event& op, Work* w) {
   return true;
 }
 
+// gelu_mul_backward(dh, g, u) -> (dg, du): three inputs of one shape read, two outputs of that shape written.
+bool gelu_mul_backward(const Event& op, Work* w) {
+  const auto& dims = op.input_dims();
+  const auto& types = op.input_types();
+  if (dims.size() != 3 || types.size() < 3 || dims[1] != dims[0] || dims[2] != dims[0]) return false;
+  const double n = numel(dims[0]);
+  const double elem = static_cast<double>(dtype_bytes(types[0]));
+  if (n < 0 || elem <= 0) return false;
+  for (int i = 1; i < 3; ++i)
+    if (dtype_bytes(types[i]) != dtype_bytes(types[0])) return false;
+  w->flops = 0;
+  w->bytes = 5 * n * elem;
+  return true;
+}
+
 }  // namespace
 
 void register_ladder_ops_work() {
   register_op_work("ladder::gelu_mul", elementwise_work);
   register_op_work("ladder::geglu_gemm", geglu_gemm);
+  register_op_work("ladder::gelu_mul_backward", gelu_mul_backward);
 }
 
 }  // namespace ladder

@@ -19,6 +19,7 @@ Event op(const std::string& name, std::vector<std::vector<int64_t>> dims, std::v
 Event geglu(std::vector<std::vector<int64_t>> dims, int n_types = 3) {
   return op("ladder::geglu_gemm", std::move(dims), std::vector<std::string>(static_cast<size_t>(n_types), "c10::BFloat16"));
 }
+const std::string kBf16 = "c10::BFloat16";
 }  // namespace
 
 TEST(GeluMulWork, BytesOfTheBlogShapeAfterRegistering) {
@@ -63,4 +64,29 @@ TEST(GegluGemmWork, ShapesThatDoNotFitAreUnknown) {
   EXPECT_FALSE(op_work(geglu({{64, 512}, {3072, 768}, {3072, 768}}), &w));  // x's width is not the weights'
   EXPECT_FALSE(op_work(geglu({{64, 768}, {3072, 768}}), &w));                // an input missing
   EXPECT_FALSE(op_work(geglu({{64, 768}, {3072, 768}, {3072, 768}}, 2), &w));  // a type missing
+}
+
+TEST(BackwardWork, BytesOfTheBlogShapeAfterRegistering) {
+  Work w;
+  const Event fused =
+      op("ladder::gelu_mul_backward", {{8192, 3072}, {8192, 3072}, {8192, 3072}}, {kBf16, kBf16, kBf16});
+  const Event gelu_backward = op("aten::gelu_backward", {{8192, 3072}, {8192, 3072}, {}}, {kBf16, kBf16, ""});
+  const Event add = op("aten::add_", {{8192, 768}, {8192, 768}}, {kBf16, kBf16});
+  EXPECT_FALSE(op_work(fused, &w));  // the trace library alone does not know our op (aten's two it knows)
+  register_ladder_ops_work();
+  ASSERT_TRUE(op_work(fused, &w));
+  EXPECT_EQ(w.bytes, 5 * 8192.0 * 3072 * 2);  // dh, g, u read; dg, du written; 2 bytes each
+  EXPECT_EQ(w.flops, 0);
+  ASSERT_TRUE(op_work(gelu_backward, &w));
+  EXPECT_EQ(w.bytes, 3 * 8192.0 * 3072 * 2);  // the gradient and g read, one tensor written
+  ASSERT_TRUE(op_work(add, &w));
+  EXPECT_EQ(w.bytes, 3 * 8192.0 * 768 * 2);
+}
+
+TEST(BackwardWork, RefusesShapesThatDoNotFit) {
+  register_ladder_ops_work();
+  Work w;
+  EXPECT_FALSE(op_work(op("ladder::gelu_mul_backward", {{8, 3}, {8, 3}}, {kBf16, kBf16}), &w));  // two inputs
+  EXPECT_FALSE(op_work(op("ladder::gelu_mul_backward", {{8, 3}, {8, 3}, {8, 4}}, {kBf16, kBf16, kBf16}), &w));
+  EXPECT_FALSE(op_work(op("ladder::gelu_mul_backward", {{8, 3}, {8, 3}, {8, 3}}, {kBf16, "float", kBf16}), &w));
 }
