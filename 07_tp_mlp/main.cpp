@@ -27,7 +27,6 @@
 #include <tuple>
 
 #include "04_epilogue_mlp/kernels.cuh"
-#include "04_epilogue_mlp/work.h"
 #include "07_tp_mlp/nccl_comm.h"
 #include "07_tp_mlp/rank_gpu.h"
 #include "07_tp_mlp/rank_output.h"
@@ -46,6 +45,7 @@
 #include "profiler/comms.h"
 #include "profiler/profiler.h"
 #include "trace/json_write.h"
+#include "work/ladder_ops.h"
 
 using namespace ladder;
 using ch07::stage;
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
 
   // ---- 2. what can be refused before any GPU work ------------------------------------------------------------------
   if ((rc = stage(world, [&] {
-         ch04::register_geglu_gemm_work();
+         ladder::register_ladder_ops_work();
          if (common.graph)
            throw UsageError("--graph: 07_tp_mlp replays no CUDA graph (its forward spans two streams and NCCL)");
          if (!kernel.empty()) ch04::find_geglu_gemm_variant(kernel);
