@@ -20,5 +20,6 @@ if grep -q '^LADDER_HAVE_CUDA:INTERNAL=ON' build/CMakeCache.txt 2>/dev/null; the
   echo "== the same CPU tests with CUDA switched off (build-nocuda/) =="
   cmake --preset nocuda >/dev/null
   cmake --build --preset nocuda
-  ctest --preset nocuda -LE consumers "$@"  # the consumer check reads the same trace files: once is enough
+  # The consumer check reads the same trace files, and the Python package builds its own wheel: once is enough.
+  ctest --preset nocuda -LE 'consumers|python' "$@"
 fi

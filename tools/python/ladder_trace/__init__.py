@@ -119,6 +119,22 @@ class Trace:
         (`ladder-trace ranks --csv`). A single trace is one rank."""
         return _frame(self._t.rank_table(_step(step)))
 
+    def temporal_breakdown(self):
+        """HolisticTraceAnalysis's get_temporal_breakdown(), per rank, with its columns: over the GPU activities HTA
+        keeps (it drops what the last ProfilerStep launched), the span from the first start to the last end
+        ("kernel_time(us)"), the time no activity ran ("idle_time(us)"), the union of the compute kernels and the rest,
+        and their percentages rounded as HTA rounds them. Times from the trace's nanoseconds, as HTA computes them with
+        HTA_DISABLE_NS_ROUNDING=1."""
+        import pandas as pd
+
+        rows = self._t.hta_temporal()
+        us = {name: [r[k] / 1e3 for r in rows] for k, name in
+              ((2, "idle_time(us)"), (3, "compute_time(us)"), (4, "non_compute_time(us)"), (1, "kernel_time(us)"))}
+        df = pd.DataFrame({"rank": pd.Series([r[0] for r in rows], dtype="int64"), **us})
+        for part in ("idle_time", "compute_time", "non_compute_time"):
+            df[part + "_pctg"] = round(100 * (df[part + "(us)"] / df["kernel_time(us)"]), 2)
+        return df
+
 
 def _frame(columns):
     import pandas as pd

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "03_fused_mlp/work.h"
@@ -19,6 +21,7 @@
 #include "base/error.h"
 #include "records.h"
 #include "trace/breakdown.h"
+#include "trace/hta_window.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
 #include "trace/key_averages.h"
@@ -147,6 +150,17 @@ class Traces {
       return memory_view(*r.index, find_step(*r.index, step, r.path), f);
     });
   }
+  // HolisticTraceAnalysis's get_temporal_breakdown per rank, over the activities HTA keeps (trace/hta_window.h), in
+  // nanoseconds: [(rank, span, idle, compute, non_compute)].
+  std::vector<std::tuple<int, int64_t, int64_t, int64_t, int64_t>> hta_temporal() const {
+    std::vector<std::tuple<int, int64_t, int64_t, int64_t, int64_t>> out;
+    nb::gil_scoped_release release;
+    for (const auto& r : ranks_) {
+      const HtaTemporal h = hta_temporal_breakdown(hta_kept_activities(r->trace));
+      out.emplace_back(r->rank, h.span_ns, h.idle_ns, h.compute_ns, h.non_compute_ns);
+    }
+    return out;
+  }
   // ranks --csv [--step S]: its own rank column (a single trace is one rank).
   nb::list rank_table(const std::string& step) const {
     std::vector<Column> cols;
@@ -237,5 +251,6 @@ NB_MODULE(_core, m) {
       .def("kernels", &Traces::kernels, nb::arg("step"), nb::arg("all"), nb::arg("peak_tflops"), nb::arg("peak_gbps"))
       .def("breakdown", &Traces::breakdown, nb::arg("step"))
       .def("memory", &Traces::memory, nb::arg("step"))
-      .def("rank_table", &Traces::rank_table, nb::arg("step"));
+      .def("rank_table", &Traces::rank_table, nb::arg("step"))
+      .def("hta_temporal", &Traces::hta_temporal);
 }

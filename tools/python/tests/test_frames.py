@@ -195,3 +195,27 @@ def test_one_libstdcxx_in_the_process():
         # libstdc++'s own locale machinery is defined in it only when it was linked in statically.
         defined = [line for line in symbols.splitlines() if "_ZNSt6locale5_ImplC" in line and " UND " not in line]
         assert not defined, f"{binary} holds a static copy of libstdc++: {defined[:1]}"
+
+
+@pytest.mark.parametrize("key", ["fused_mlp_h100", "ranks", "streams"])
+def test_temporal_breakdown_is_htas(key):
+    """HTA 0.5.0's own get_temporal_breakdown of the same traces (tools/consumers/hta_figures.py wrote them, with
+    HTA_DISABLE_NS_ROUNDING=1): the same columns, and every time within a nanosecond (HTA sums floats)."""
+    import json
+
+    with open(os.path.join(DATA, "torch211_user", "hta_figures.json")) as f:
+        entry = json.load(f)["traces"][key]
+    hta = pd.DataFrame(entry["ns"]["temporal_breakdown"])
+    path = os.path.join(REPO, entry["path"])
+    files = sorted(f for f in os.listdir(path) if ".json" in f) if os.path.isdir(path) else []
+    if len(files) == 1:  # HTA reads a folder of one trace without a rank as rank 0; ladder-trace wants the file
+        path = os.path.join(path, files[0])
+    ours = lt.load(path).temporal_breakdown()
+    assert list(ours.columns) == ["rank", "idle_time(us)", "compute_time(us)", "non_compute_time(us)",
+                                  "kernel_time(us)", "idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"]
+    hta = hta[ours.columns]
+    assert ours["rank"].tolist() == hta["rank"].tolist()
+    for col in ours.columns[1:5]:
+        assert np.allclose(ours[col], hta[col], rtol=0, atol=1e-3), col
+    for col in ours.columns[5:]:
+        assert np.allclose(ours[col], hta[col], rtol=0, atol=0.01 + 1e-9), col
