@@ -16,12 +16,12 @@
 #include <tuple>
 
 #include "03_fused_mlp/kernels.cuh"
-#include "03_fused_mlp/work.h"
 #include "chapter/chapter.h"
 #include "chapter/reference.h"
 #include "gpu/memory.h"
 #include "gpu/ops.h"
 #include "gpu/values.h"
+#include "work/ladder_ops.h"
 #include "profiler/profiler.h"
 
 using namespace ladder;
@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
-    ch03::register_gelu_mul_work();  // the report prints ladder::gelu_mul's work (work.cpp)
+    ladder::register_ladder_ops_work();  // the report prints ladder::gelu_mul's bytes (work/ladder_ops.h)
     ch03::find_gelu_mul_variant(kernel);  // a bad --kernel is a usage error, before any GPU work
     const GpuInfo gpu = start_on_gpu(common);
     const DType dt = DType::BF16;

@@ -24,7 +24,6 @@
 #include "04_epilogue_mlp/launch.h"
 #include "04_epilogue_mlp/map_cache.h"
 #include "04_epilogue_mlp/portable.cuh"
-#include "chapter/paths.h"
 #include "cuda/check.h"
 #include "gpu/ops.h"
 #include "gpu/stream.h"
@@ -125,11 +124,9 @@ std::string geglu_gemm_cannot_run(const std::string& variant, int major, int min
   const std::string sm = "sm_" + std::to_string(major) + std::to_string(minor);
   if (is_hopper_variant(variant)) {
     if (major == 9 && minor == 0) return "";
-    // reference_traces_dir(): "<source tree>/traces/reference/h100/", or a phrase naming that folder.
-    const std::string dir = ladder::reference_traces_dir();
-    const std::string trace = dir.back() == '/' ? dir + "04_epilogue_mlp.json" : "04_epilogue_mlp.json in " + dir;
     return "the " + variant + " variant needs a Hopper GPU (sm_90: wgmma and TMA; this one is " + sm +
-           "); --kernel portable runs here; our H100 trace is " + trace;
+           "); --kernel portable runs here, and traces/reference/h100/04_epilogue_mlp.json in the ladder's source "
+           "tree is its H100 trace";
   }
   if (major >= 8) return "";
   return "the " + variant + " variant needs compute capability 8.0 or later (bf16 mma.sync and cp.async; this one is " +

@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "cuda/check.h"
@@ -46,15 +48,19 @@ TileMaps tile_maps(const __nv_bfloat16* x, const __nv_bfloat16* w_gate, const __
 // The grid of a persistent kernel: one block per SM at most, and a check that its tile counters fit in 32 bits.
 int persistent_grid(int64_t m_tiles, int64_t n_tiles, int64_t k_tiles);
 
-// Lets `kernel` use `bytes` of dynamic shared memory (past the default 48 KB), once per process: the first launch
-// happens outside any CUDA graph capture, so a captured forward makes no call but the launch itself.
+// Lets `kernel` use `bytes` of dynamic shared memory (past the default 48 KB) on the current GPU. The attribute is
+// each device's own, so it is set once per device: the first launch on a device happens outside any CUDA graph
+// capture, and a captured forward makes no call but the launch itself.
 template <auto kernel>
 void allow_smem(int bytes) {
-  static const bool done = [&] {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    return true;
-  }();
-  (void)done;
+  static std::mutex mutex;
+  static std::set<int> devices;  // where the attribute is set
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));  // answered from the runtime's own state
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (devices.count(device)) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  devices.insert(device);
 }
 
 // The launchers of the Hopper variant files, in reading order (1_teach.cu .. 5_fast.cu), each a GegluGemmLaunch.

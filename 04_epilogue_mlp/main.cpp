@@ -20,13 +20,13 @@
 #include <tuple>
 
 #include "04_epilogue_mlp/kernels.cuh"
-#include "04_epilogue_mlp/work.h"
 #include "chapter/chapter.h"
 #include "chapter/reference.h"
 #include "gpu/memory.h"
 #include "gpu/ops.h"
 #include "gpu/values.h"
 #include "profiler/profiler.h"
+#include "work/ladder_ops.h"
 
 using namespace ladder;
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
-    ch04::register_geglu_gemm_work();  // the report prints ladder::geglu_gemm's work (work.cpp)
+    ladder::register_ladder_ops_work();  // the report prints ladder::geglu_gemm's work (work/ladder_ops.h)
     // A bad --kernel or a shape the kernels cannot tile is a usage error, before any GPU work.
     if (!kernel.empty()) ch04::find_geglu_gemm_variant(kernel);
     if (const std::string rule = ch04::geglu_gemm_shape_rule(dim, hidden); !rule.empty()) throw UsageError(rule);

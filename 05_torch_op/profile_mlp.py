@@ -8,7 +8,8 @@ The blog's shape (batch 64, seq 128, dim 768, hidden 3072, bf16, torch.no_grad()
   ladder_compile  the same module inside torch.compile (our op stays one call; Inductor schedules around it)
   ladder_gelu_mul LadderGEGLUMLP(fused=False): nn.Linear gate and up, then ladder::gelu_mul (what Liger's layer does)
 Each case writes DIR/05_<case>.json (torch.profiler: wait 1, warmup 1, active 3 steps, one `mlp_fwd` range per
-forward, input shapes recorded), DIR being traces/reference/<gpu>/ (h100, h200, ...) unless --out-dir says otherwise,
+forward, input shapes recorded), DIR being traces/<gpu>/ (h100, h200, ...: beside the committed traces in
+traces/reference/, never over them) unless --out-dir says otherwise,
 and the script prints one table: kernels per step, GPU time per forward (CUDA events around the forward, L2 flushed
 before each, median), host time per forward (median, profiler off), and then the host time of one op call, read from
 the profiler's CPU events (ladder::geglu_gemm beside aten::mm).
@@ -16,7 +17,7 @@ the profiler's CPU events (ladder::geglu_gemm beside aten::mm).
 Run (from the repository root, after building with -DLADDER_TORCH=ON; it finds the library in build/, or at
 $LADDER_TORCH_LIB):
     python 05_torch_op/profile_mlp.py
-Then: build/tools/ladder-trace summary traces/reference/h100/05_ladder.json
+Then: build/tools/ladder-trace summary traces/h100/05_ladder.json
 """
 import argparse
 import json
@@ -115,14 +116,14 @@ def markdown(header, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out-dir", type=Path, help="folder for the traces (default: traces/reference/<gpu>/)")
+    ap.add_argument("--out-dir", type=Path, help="folder for the traces (default: traces/<gpu>/)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("error: profile_mlp.py needs a CUDA GPU, and torch.cuda.is_available() is False", file=sys.stderr)
         return 2
     gpu = torch.cuda.get_device_name(0)
     folder = next((tag for tag in ("h100", "h200", "a100") if tag in gpu.lower()), re.sub(r"\W+", "_", gpu.lower()))
-    out_dir = args.out_dir or REPO / "traces" / "reference" / folder
+    out_dir = args.out_dir or REPO / "traces" / folder
     out_dir.mkdir(parents=True, exist_ok=True)
 
     x = torch.randn(BATCH, SEQ, DIM, device="cuda", dtype=torch.bfloat16)

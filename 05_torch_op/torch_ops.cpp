@@ -1,6 +1,7 @@
 // Chapter 05: chapters 03's and 04's kernels as PyTorch operators, torch.ops.ladder.gelu_mul and
-// torch.ops.ladder.geglu_gemm. Host code only: the kernels are the chapters' own, built with the project's flags and
-// linked in (CMakeLists.txt); this file only tells PyTorch how to call them.
+// torch.ops.ladder.geglu_gemm, and chapter 06's backward kernel as torch.ops.ladder.gelu_mul_backward, which their
+// autograd formulas (ladder_ops/__init__.py) call. Host code only: the kernels are the chapters' own, built with the
+// project's flags and linked in (CMakeLists.txt); this file only tells PyTorch how to call them.
 //
 // An operator is three things, and this file holds two of them:
 //   1. a schema (TORCH_LIBRARY below): the op's name, argument types and result, which is also the name torch.profiler
@@ -25,27 +26,18 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "03_fused_mlp/kernels.cuh"
 #include "04_epilogue_mlp/kernels.cuh"
+#include "06_train_mlp/kernels.cuh"
 #include "base/error.h"
 
 namespace {
 
 const __nv_bfloat16* bf16_ptr(const at::Tensor& t) {
   return reinterpret_cast<const __nv_bfloat16*>(t.data_ptr<at::BFloat16>());
-}
-
-// "[16, 64]": a tensor's sizes for a message. Every number in our messages is made a string with std::to_string
-// before TORCH_CHECK sees it: in this library, built with the ladder's flags against torch 2.11.0+cu130 on the lent
-// H100 machine, c10::str of an integer (what TORCH_CHECK does with an int64_t or an IntArrayRef argument) crashed the
-// process with SIGSEGV, while strings, the dtype and the device printed fine (a diagnostic op returning
-// c10::str("n = ", n) crashed; one returning "n = " + std::to_string(n) did not). Not understood yet.
-std::string shape(const at::Tensor& t) {
-  std::string s = "[";
-  for (int64_t d = 0; d < t.dim(); ++d) s += (d ? ", " : "") + std::to_string(t.size(d));
-  return s + "]";
 }
 
 // bf16, on `device` (a CUDA device), contiguous: what the chapters' kernels walk as a flat row-major array.
@@ -72,7 +64,7 @@ at::Tensor gelu_mul(const at::Tensor& g, const at::Tensor& u) {
   constexpr const char* op = "ladder::gelu_mul";
   check_input(op, "g", g, g.device());
   check_input(op, "u", u, g.device());
-  TORCH_CHECK(g.sizes() == u.sizes(), op, ": g and u must have the same shape, got ", shape(g), " and ", shape(u));
+  TORCH_CHECK(g.sizes() == u.sizes(), op, ": g and u must have the same shape, got ", g.sizes(), " and ", u.sizes());
   const c10::cuda::CUDAGuard guard(g.device());
   at::Tensor out = at::empty(g.sizes(), g.options());
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
@@ -82,6 +74,28 @@ at::Tensor gelu_mul(const at::Tensor& g, const at::Tensor& u) {
                                               g.numel(), stream);
   });
   return out;
+}
+
+// The backward of out = gelu_tanh(g) * u (chapter 06's kernel): dg = bf16(bf16(dh * u) * gelu'(g)) and
+// du = bf16(dh * bf16(gelu(g))), the roundings eager autograd makes. Returns (dg, du), new tensors shaped like dh.
+std::tuple<at::Tensor, at::Tensor> gelu_mul_backward(const at::Tensor& dh, const at::Tensor& g, const at::Tensor& u) {
+  constexpr const char* op = "ladder::gelu_mul_backward";
+  check_input(op, "dh", dh, dh.device());
+  check_input(op, "g", g, dh.device());
+  check_input(op, "u", u, dh.device());
+  TORCH_CHECK(g.sizes() == dh.sizes() && u.sizes() == dh.sizes(), op, ": dh, g and u must have the same shape, got ",
+              shape(dh), ", ", shape(g), " and ", shape(u));
+  const c10::cuda::CUDAGuard guard(dh.device());
+  at::Tensor dg = at::empty(dh.sizes(), dh.options()), du = at::empty(dh.sizes(), dh.options());
+  const int64_t cols = dh.dim() == 0 ? 1 : dh.size(-1), rows = cols == 0 ? 0 : dh.numel() / cols;
+  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+  run_launcher(op, [&] {
+    ch06::launch_gelu_mul_backward(bf16_ptr(dh), bf16_ptr(g), bf16_ptr(u),
+                                   reinterpret_cast<__nv_bfloat16*>(dg.data_ptr<at::BFloat16>()),
+                                   reinterpret_cast<__nv_bfloat16*>(du.data_ptr<at::BFloat16>()), rows, cols, cols,
+                                   cols, stream);
+  });
+  return {dg, du};
 }
 
 // The variant a call runs: `name`, or when it is empty the chapter's default for a GPU of compute capability
@@ -104,8 +118,8 @@ at::Tensor geglu_gemm(const at::Tensor& x, const at::Tensor& w_gate, const at::T
   check_input(op, "w_up", w_up, x.device());
   TORCH_CHECK(x.dim() >= 1, op, ": x must have at least one dimension (its last is dim)");
   TORCH_CHECK(w_gate.dim() == 2 && w_gate.size(1) == x.size(-1) && w_up.sizes() == w_gate.sizes(), op,
-              ": w_gate and w_up must both be [hidden, dim] with dim = x.size(-1) = ", std::to_string(x.size(-1)), ", got ",
-              shape(w_gate), " and ", shape(w_up));
+              ": w_gate and w_up must both be [hidden, dim] with dim = x.size(-1) = ", x.size(-1), ", got ",
+              w_gate.sizes(), " and ", w_up.sizes());
   const int64_t dim = x.size(-1), hidden = w_gate.size(0);
   int64_t M = 1;  // x's leading sizes multiplied: [batch, seq, dim] is batch * seq rows (also when dim is 0)
   for (int64_t d = 0; d + 1 < x.dim(); ++d) M *= x.size(d);
@@ -148,6 +162,7 @@ std::string geglu_gemm_cannot_run(c10::string_view variant, int64_t major, int64
 
 TORCH_LIBRARY(ladder, m) {
   m.def("gelu_mul(Tensor g, Tensor u) -> Tensor");
+  m.def("gelu_mul_backward(Tensor dh, Tensor g, Tensor u) -> (Tensor, Tensor)");
   m.def("geglu_gemm(Tensor x, Tensor w_gate, Tensor w_up, *, str variant=\"\") -> Tensor");
   m.def("geglu_gemm_variants() -> str[]", &geglu_gemm_variants);
   m.def("geglu_gemm_cannot_run(str variant, int major, int minor) -> str", &geglu_gemm_cannot_run);
@@ -155,6 +170,7 @@ TORCH_LIBRARY(ladder, m) {
 
 TORCH_LIBRARY_IMPL(ladder, CUDA, m) {
   m.impl("gelu_mul", &gelu_mul);
+  m.impl("gelu_mul_backward", &gelu_mul_backward);
   m.impl("geglu_gemm", &geglu_gemm);
 }
 
@@ -162,12 +178,13 @@ TORCH_LIBRARY_IMPL(ladder, CUDA, m) {
 // a CUDA tensor") instead of the dispatcher's list of the backends that have a kernel.
 TORCH_LIBRARY_IMPL(ladder, CPU, m) {
   m.impl("gelu_mul", &gelu_mul);
+  m.impl("gelu_mul_backward", &gelu_mul_backward);
   m.impl("geglu_gemm", &geglu_gemm);
 }
 
-// No derivative yet: backward() through these ops raises "derivative for ladder::... is not implemented". Without this
-// registration PyTorch would only warn, and the inputs would silently get no gradient.
+// gelu_mul and geglu_gemm have autograd formulas, registered from Python (torch.library.register_autograd in
+// ladder_ops/__init__.py). The backward op itself has none (no double backward): a backward through it raises
+// "derivative for ladder::gelu_mul_backward is not implemented" instead of leaving its inputs silently without one.
 TORCH_LIBRARY_IMPL(ladder, Autograd, m) {
-  m.impl("gelu_mul", torch::autograd::autogradNotImplementedFallback());
-  m.impl("geglu_gemm", torch::autograd::autogradNotImplementedFallback());
+  m.impl("gelu_mul_backward", torch::autograd::autogradNotImplementedFallback());
 }

@@ -70,9 +70,7 @@ endfunction()
 # CMAKE_CUDA_ARCHITECTURES include 90; NAME_kernels then compiles with LADDER_HAVE_SM90A=1 (else 0), and the chapter's
 # tests/cli.cmake sees LADDER_HAVE_SM90A too. tests/: cpu_*.cpp and gpu_*.cpp become NAME_cpu_tests and NAME_gpu_tests,
 # linked with TEST_LIBS too, and tests/cli.cmake (if any) adds the ctests that run the chapter (as ${CHAPTER_EXE}).
-# WORK: the chapter's own op's formula for op_work (trace/work.h), host code with no CUDA in it, built into NAME_work
-# with its test tests/work_test.cpp (NAME_work_tests). It is built in the build without CUDA too, since ladder-trace
-# links it to print the bytes and FLOPs of our traces; the rest of the chapter only with CUDA.
+# A chapter's own op's FLOP and byte formula, for its report and ladder-trace, is in common/work (work/ladder_ops.h).
 # Headers are included by folder from the repository root: "03_fused_mlp/kernels.cuh".
 # Whether CMAKE_CUDA_ARCHITECTURES include Hopper: 90 in any spelling (90, 90a, 90-real, 90-virtual), "all",
 # "all-major", or "native" on a machine whose GPU is one.
@@ -91,23 +89,13 @@ function(ladder_cuda_has_90 out)
 endfunction()
 
 function(add_chapter name)
-  cmake_parse_arguments(C "" "WORK" "KERNELS;SM90A_KERNELS;TEST_LIBS" ${ARGN})
+  cmake_parse_arguments(C "" "" "KERNELS;SM90A_KERNELS;TEST_LIBS" ${ARGN})
   set(dir ${CMAKE_CURRENT_SOURCE_DIR})
-  if(C_WORK)
-    add_library(${name}_work STATIC ${C_WORK})
-    ladder_warnings(${name}_work)
-    target_include_directories(${name}_work PUBLIC ${PROJECT_SOURCE_DIR})
-    target_link_libraries(${name}_work PUBLIC ladder_trace)
-    ladder_test(${name}_work_tests SOURCES ${dir}/tests/work_test.cpp LIBS ${name}_work)
-  endif()
   if(NOT LADDER_HAVE_CUDA)
     return()
   endif()
   set(libs ladder_chapter)
   set(LADDER_HAVE_SM90A 0)
-  if(C_WORK)
-    list(APPEND libs ${name}_work)
-  endif()
   if(C_KERNELS)
     add_library(${name}_kernels STATIC ${C_KERNELS})
     ladder_warnings(${name}_kernels)
@@ -223,4 +211,73 @@ function(ladder_sanitizer_tests test_name)
     set_tests_properties(${test_name}.${tool} PROPERTIES LABELS sanitizer
                          SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;compute-sanitizer was not found")
   endforeach()
+endfunction()
+
+# ladder_static_libstdcxx_compiler(OUT): for a library that Python loads, which must use the process's libstdc++
+# (cmake/shared_libstdcxx.cmake says why): OUT is a one-line reason when the C++ compiler or nvcc's host compiler finds
+# no shared libstdc++ to link (a wrapper whose -B path holds only libstdc++.a does that), else empty.
+function(ladder_static_libstdcxx_compiler out)
+  set(compilers ${CMAKE_CXX_COMPILER})
+  if(CMAKE_CUDA_HOST_COMPILER)
+    list(APPEND compilers ${CMAKE_CUDA_HOST_COMPILER})
+  endif()
+  list(REMOVE_DUPLICATES compilers)
+  set(why "")
+  foreach(cc IN LISTS compilers)
+    execute_process(COMMAND ${cc} -print-file-name=libstdc++.so OUTPUT_VARIABLE so OUTPUT_STRIP_TRAILING_WHITESPACE
+                    ERROR_QUIET)
+    if(NOT why AND (NOT IS_ABSOLUTE "${so}" OR NOT EXISTS "${so}"))
+      set(why "a compiler that links the shared libstdc++, and ${cc} finds none (-print-file-name=libstdc++.so "
+              "prints '${so}'): configure a fresh build folder with -DCMAKE_CXX_COMPILER=/usr/bin/g++")
+    endif()
+  endforeach()
+  set(${out} "${why}" PARENT_SCOPE)
+endfunction()
+
+# ladder_python_loaded(TARGET): TARGET is a shared library that Python loads; after every link, check that it needs
+# libstdc++.so.6 and defines no std:: facet id (readelf -d, nm -D), and fail the build otherwise.
+function(ladder_python_loaded target)
+  find_program(LADDER_READELF readelf REQUIRED)
+  find_program(LADDER_NM nm REQUIRED)
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:${target}> -DREADELF=${LADDER_READELF} -DNM=${LADDER_NM}
+            -P ${PROJECT_SOURCE_DIR}/cmake/shared_libstdcxx.cmake
+    VERBATIM)
+endfunction()
+
+# ladder_check_binaries(): the ctest build.binaries (cmake/binaries.cmake) over every executable and shared library of
+# the project, found by walking the directories' targets; called once, at the end of the top CMakeLists.txt.
+function(ladder_binary_targets dir out)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  set(found "")
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    if(type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+      list(APPEND found ${t})
+    endif()
+  endforeach()
+  foreach(sub IN LISTS subdirs)
+    ladder_binary_targets(${sub} more)
+    list(APPEND found ${more})
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+function(ladder_check_binaries)
+  if(NOT BUILD_TESTING)
+    return()
+  endif()
+  ladder_binary_targets(${PROJECT_SOURCE_DIR} targets)
+  set(content "")
+  foreach(t IN LISTS targets)
+    string(APPEND content "$<TARGET_FILE:${t}>\n")
+  endforeach()
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/binaries.txt CONTENT "${content}")
+  find_program(LADDER_READELF readelf REQUIRED)
+  find_program(LADDER_NM nm REQUIRED)
+  add_test(NAME build.binaries
+           COMMAND ${CMAKE_COMMAND} -DLIST=${PROJECT_BINARY_DIR}/binaries.txt -DREADELF=${LADDER_READELF}
+                   -DNM=${LADDER_NM} -P ${PROJECT_SOURCE_DIR}/cmake/binaries.cmake)
+  set_tests_properties(build.binaries PROPERTIES LABELS cpu)
 endfunction()

@@ -1,49 +1,86 @@
-# The ctest layering.includes: reads every #include of every file under common/ (DIR) and fails on any arrow that runs
-# up the rooms' order,
-#     chapter -> gpu -> profiler -> {trace, cuda} -> base
-# A file of room R may include, by room ("trace/trace.h"), only R and the rooms below it:
-#     base      base                                   and the C++ and C standard library (and POSIX) only
-#     trace     base, trace                            + fmt, zlib: no CUDA, CUPTI or NVTX header, so it builds without CUDA
-#     cuda      base, cuda                             + CUDA, cuBLAS, CUPTI headers
-#     profiler  base, cuda, trace, profiler            + CUDA, CUPTI, NVTX headers, fmt
-#     gpu       base, cuda, trace, profiler, gpu       + the same
-#     chapter   every room                             + CLI11
-# A room's tests/ follow its room's rule, and may also include GoogleTest and nlohmann-json. Nothing under common/
-# includes a chapter's folder (0N_*), and a quoted include without its room ("tensor.h") fails too.
-# Each failure names the file, the line and the rule broken.
+# The ctest layering.includes: reads every #include of every C++/CUDA file under common/, tools/ and the chapters'
+# folders (0N_*) of the tree DIR, and fails on any include that its room's allowlist does not name. bench/ is left out:
+# a benchmark may include whatever it measures.
+#
+# The rooms of common/, each allowed only itself and the rooms below it (include by room: "trace/trace.h"):
+#     chapter -> gpu -> profiler -> {trace, cuda} -> base,   and work -> trace (the ladder's ops' FLOP formulas)
+# tools/ (ladder-trace) may include base, trace, work and its own files: never a chapter, never CUDA.
+# A chapter (0N_name/) may include any room of common/, its own folder, and the folders of chapters up to its number
+# ("03_fused_mlp/kernels.cuh" from 04_epilogue_mlp/): never a later chapter.
+# Headers in angle brackets: the C++ standard library everywhere, and beyond it only what the room's list names below;
+# a tests/ folder adds GoogleTest and nlohmann-json. Each failure names the file, the line and the rule it broke.
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
-set(rooms base trace cuda profiler gpu chapter)
+set(rooms base trace work cuda profiler gpu chapter)
 set(below_base base)
 set(below_trace base trace)
+set(below_work base trace work)
 set(below_cuda base cuda)
 set(below_profiler base cuda trace profiler)
 set(below_gpu base cuda trace profiler gpu)
-set(below_chapter base cuda trace profiler gpu chapter)
-# Third-party and CUDA headers each room may use (besides the standard library), by the include's first path part.
-set(cuda_headers "cuda|cupti|cublas|nvtx|nvToolsExt|curand|cufft|nvrtc|thrust/|cub/|cute/|cutlass/")
-set(third_base "")
-set(third_trace "fmt/|zlib")
-set(third_cuda "${cuda_headers}")
-set(third_profiler "${cuda_headers}|fmt/")
-set(third_gpu "${cuda_headers}|fmt/")
-set(third_chapter "${cuda_headers}|fmt/|CLI/")
-set(known_third "${cuda_headers}|fmt/|zlib|CLI/|nlohmann/|gtest/|gmock/")
+set(below_chapter ${rooms})
+set(below_tools base trace work)
+
+# Angle-bracket headers beyond the C++ standard library, by pattern on the include's path.
+set(c_std "(assert|ctype|errno|float|inttypes|limits|math|signal|stdarg|stddef|stdint|stdio|stdlib|string|time)\\.h$")
+set(posix "unistd\\.h$|sys/|fcntl\\.h$|poll\\.h$|spawn\\.h$|dlfcn\\.h$|cxxabi\\.h$")
+set(network "arpa/|netinet/")
+set(cuda "cuda[A-Za-z_0-9]*\\.h$|cublas[A-Za-z_0-9]*\\.h$|cupti[A-Za-z_0-9]*\\.h$|nvtx3/")
+set(cuda_device "mma\\.h$|cooperative_groups|cuda/")
+set(allow_base "")
+set(allow_trace "fmt/|zlib\\.h$|${posix}")
+set(allow_work "fmt/")
+set(allow_cuda "fmt/|${cuda}")
+set(allow_profiler "fmt/|${cuda}|${posix}")
+set(allow_gpu "fmt/|${cuda}")
+set(allow_chapter "fmt/|CLI/|${cuda}|${posix}")
+set(allow_tools "fmt/|CLI/|${posix}|${network}")
+set(allow_chapters "fmt/|CLI/|${cuda}|${cuda_device}")  # every chapter's folder
+set(allow_05_torch_op "torch/|ATen/|c10/")                # and what a chapter adds: PyTorch's C++ API,
+set(allow_07_tp_mlp "mpi\\.h$|nccl\\.h$|${posix}")          # MPI, NCCL and POSIX
+set(allow_tests "gtest/|gmock/|nlohmann/")
 
 set(broken "")
 set(count 0)
-file(GLOB_RECURSE files RELATIVE ${DIR} ${DIR}/*.h ${DIR}/*.cuh ${DIR}/*.cpp ${DIR}/*.cu)
+file(GLOB_RECURSE files RELATIVE ${DIR} ${DIR}/common/*.h ${DIR}/common/*.cuh ${DIR}/common/*.cpp ${DIR}/common/*.cu
+     ${DIR}/tools/*.h ${DIR}/tools/*.cpp ${DIR}/[0-9][0-9]_*/*.h ${DIR}/[0-9][0-9]_*/*.cuh ${DIR}/[0-9][0-9]_*/*.cpp
+     ${DIR}/[0-9][0-9]_*/*.cu)
 foreach(rel ${files})
-  string(REGEX MATCH "^[^/]+" room "${rel}")
-  set(where "common/${rel}")
-  if(NOT room IN_LIST rooms)
-    string(APPEND broken "\n  ${where}: in no room (common/ has ${rooms})")
-    continue()
+  # The room: common/<room>/..., tools/..., or a chapter's folder.
+  if(rel MATCHES "^common/([^/]+)/")
+    set(room "${CMAKE_MATCH_1}")
+    if(NOT room IN_LIST rooms)
+      string(APPEND broken "\n  ${rel}: in no room (common/ has ${rooms})")
+      continue()
+    endif()
+    set(quoted ${below_${room}})
+    set(allowed "${allow_${room}}")
+    set(rule "${room} may include only ${below_${room}} (chapter -> gpu -> profiler -> {trace, cuda} -> base)")
+  elseif(rel MATCHES "^tools/")
+    set(room tools)
+    set(quoted ${below_tools} tools)
+    set(allowed "${allow_tools}")
+    set(rule "tools may include only base, trace, work and its own files: no chapter")
+  else()
+    string(REGEX MATCH "^([0-9][0-9])_[^/]+" room "${rel}")
+    set(number "${CMAKE_MATCH_1}")
+    set(quoted ${rooms} ${room})
+    file(GLOB chapters RELATIVE ${DIR} ${DIR}/[0-9][0-9]_*)
+    foreach(c IN LISTS chapters)
+      string(SUBSTRING "${c}" 0 2 n)
+      if(IS_DIRECTORY ${DIR}/${c} AND n LESS_EQUAL number)
+        list(APPEND quoted ${c})
+      endif()
+    endforeach()
+    set(allowed "${allow_chapters}")
+    if(DEFINED allow_${room})
+      set(allowed "${allowed}|${allow_${room}}")
+    endif()
+    set(rule "${room} may include common/'s rooms and chapters up to ${number}")
   endif()
-  set(third "${third_${room}}")
   if(rel MATCHES "/tests/")
-    set(third "${third}|gtest/|gmock/|nlohmann/")
+    set(allowed "${allowed}|${allow_tests}")
   endif()
-  string(REGEX REPLACE "^\\|" "" third "${third}")
+  string(REGEX REPLACE "^\\|" "" allowed "${allowed}")
   file(STRINGS ${DIR}/${rel} includes REGEX "^[ \t]*#[ \t]*include")
   set(file_read OFF)
   foreach(line ${includes})
@@ -52,25 +89,21 @@ foreach(rel ${files})
     if(line MATCHES "\"([^\"]+)\"")
       set(path "${CMAKE_MATCH_1}")
       string(REGEX MATCH "^[^/]+" top "${path}")
-      if(top MATCHES "^[0-9][0-9]_")
-        set(why "common/ never includes a chapter's folder (${top}/)")
+      if(room STREQUAL "tools" AND NOT path MATCHES "/" AND EXISTS ${DIR}/tools/${path})
+        # tools/ includes its own files by name
       elseif(NOT path MATCHES "/")
-        set(why "include by room (\"${room}/${path}\"), so the include says where it comes from")
-      elseif(NOT top IN_LIST rooms)
-        set(why "\"${top}/\" is not a room of common/ (${rooms})")
-      elseif(NOT top IN_LIST below_${room})
-        string(REPLACE ";" ", " allowed "${below_${room}}")
-        set(why "${room} may include only ${allowed} (chapter -> gpu -> profiler -> {trace, cuda} -> base)")
+        set(why "include by room or folder (\"trace/${path}\"), so the include says where it comes from")
+      elseif(NOT top IN_LIST quoted)
+        set(why "${rule}")
       endif()
     elseif(line MATCHES "<([^>]+)>")
       set(path "${CMAKE_MATCH_1}")
-      if(path MATCHES "^(${known_third})" AND (third STREQUAL "" OR NOT path MATCHES "^(${third})"))
-        if(path MATCHES "^(${cuda_headers})")
-          set(why "${room} builds without CUDA: no CUDA, cuBLAS, CUPTI or NVTX header")
-        elseif(third STREQUAL "")
-          set(why "${room} includes only the standard library and base/")
+      if(NOT path MATCHES "^[a-z_0-9]+$" AND NOT path MATCHES "^(${c_std})" AND
+         (allowed STREQUAL "" OR NOT path MATCHES "^(${allowed})"))
+        if(allowed STREQUAL "")
+          set(why "${room} may use only the C++ standard library")
         else()
-          set(why "${room} may use only these headers beyond the standard library: ${third}")
+          set(why "not on ${room}'s list of headers beyond the C++ standard library (cmake/layering.cmake)")
         endif()
       endif()
     endif()
@@ -86,13 +119,12 @@ foreach(rel ${files})
       list(LENGTH newlines n)
       math(EXPR n "${n} + 1")
       string(STRIP "${line}" shown)
-      string(APPEND broken "\n  ${where}:${n}: ${shown}: ${why}")
+      string(APPEND broken "\n  ${rel}:${n}: ${shown}: ${why}")
     endif()
   endforeach()
 endforeach()
 list(LENGTH files nfiles)
 if(broken)
-  message(FATAL_ERROR "includes that break the rooms' order:${broken}")
+  message(FATAL_ERROR "includes that break the rooms' rules:${broken}")
 endif()
-message(STATUS "${nfiles} files under common/, ${count} includes, every arrow points down "
-               "(chapter -> gpu -> profiler -> {trace, cuda} -> base)")
+message(STATUS "${nfiles} files under common/, tools/ and the chapters, ${count} includes, each allowed by its room")

@@ -9,7 +9,7 @@ lt=${1:-$root/build/tools/ladder-trace}
 out=${2:-$root}
 cd "$root"
 r=traces/reference/h100
-mkdir -p "$out"/{01_matmul_add,02_linear,03_simple_mlp,03_fused_mlp,04_epilogue_mlp,05_torch_op}/figures "$out"/docs/figures
+mkdir -p "$out"/{01_matmul_add,02_linear,03_simple_mlp,03_fused_mlp,04_epilogue_mlp,05_torch_op,06_train_mlp}/figures "$out"/docs/figures
 "$lt" svg $r/03_fused_mlp.json -o "$out"/docs/figures/03_fused_mlp_step.svg
 "$lt" svg $r/01_matmul_add_size64.json -o "$out"/01_matmul_add/figures/size64_step.svg
 "$lt" svg $r/01_matmul_add_size4096.json -o "$out"/01_matmul_add/figures/size4096_step.svg
@@ -27,3 +27,11 @@ mkdir -p "$out"/{01_matmul_add,02_linear,03_simple_mlp,03_fused_mlp,04_epilogue_
 "$lt" svg $r/02_linear_graph.json --focus linear_fwd -o "$out"/02_linear/figures/graph_linear_fwd.svg
 "$lt" svg $r/05_ladder.json -o "$out"/05_torch_op/figures/ladder_step.svg
 "$lt" svg $r/05_compile.json -o "$out"/05_torch_op/figures/compile_step.svg
+mkdir -p "$out"/07_tp_mlp/figures
+o=$r/07_tp_mlp_overlap_b64_s128_d768_h3072_np2
+"$lt" svg $o/rank0.1795711882725893602.pt.trace.json -o "$out"/07_tp_mlp/figures/overlap_rank0.svg
+"$lt" svg $o/rank1.1795711882725893602.pt.trace.json -o "$out"/07_tp_mlp/figures/overlap_rank1.svg
+"$lt" svg $r/06_train_mlp_eager.json --step 4 --width 1200 -o "$out"/06_train_mlp/figures/step_eager.svg
+for mode in eager fused epilogue recompute; do
+  "$lt" svg $r/06_train_mlp_$mode.json --step 4 --memory --width 900 -o "$out"/06_train_mlp/figures/memory_$mode.svg
+done

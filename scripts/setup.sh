@@ -20,6 +20,11 @@ have_header gtest/gtest.h     || missing+=(libgtest-dev)
 have_header zlib.h            || missing+=(zlib1g-dev)
 command -v cmake >/dev/null   || missing+=(cmake)
 command -v ninja >/dev/null   || missing+=(ninja-build)
+# Chapter 07 (several GPUs): Open MPI (mpi.h and mpirun) and NCCL's headers. libnccl-dev comes from NVIDIA's CUDA apt
+# repository, so it is asked for only where an apt source has it; some CUDA toolkits carry nccl.h themselves.
+command -v mpicc >/dev/null && command -v mpirun >/dev/null || missing+=(libopenmpi-dev openmpi-bin)
+have_header nccl.h || [ -f /usr/local/cuda/include/nccl.h ] || ! apt-cache show libnccl-dev >/dev/null 2>&1 ||
+  missing+=(libnccl-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo=()

@@ -3,9 +3,10 @@
 //   ladder-trace summary FILE|FOLDER|-  the key_averages()-style table, then kernels and GPU busy time per step
 //                                       (a folder: one table per rank, or as --csv/--json one table with a rank
 //                                       column; gzip read as such; - is standard input)
-//   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
+//   ladder-trace timeline FILE|FOLDER   one step as CPU and GPU lanes on one time axis (a folder: every rank)
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
 //   ladder-trace svg FILE -o OUT.svg    one step (or a window, or one op's subtree: --focus) as a picture
+//   ladder-trace svg FOLDER -o OUT.svg  one step of every rank: a lane group per rank, collectives joined, waits shaded
 //   ladder-trace open FILE              the file in the Perfetto UI: prints its link, serves it once on 127.0.0.1:9001
 //   ladder-trace kernels FILE|FOLDER|-  every kernel, copy and set: time, % of GPU time, GB/s and TFLOP/s vs a peak
 //   ladder-trace breakdown FILE|FOLDER|- per step: where the wall time went, GPU idle time, stream concurrency
@@ -28,8 +29,6 @@
 #include <string>
 #include <vector>
 
-#include "03_fused_mlp/work.h"
-#include "04_epilogue_mlp/work.h"
 
 #include "base/error.h"
 #include "open_in_perfetto.h"
@@ -42,12 +41,16 @@
 #include "trace/memory_svg.h"
 #include "trace/memory_view.h"
 #include "trace/ranks.h"
+#include "trace/ranks_lanes.h"
+#include "trace/ranks_svg.h"
+#include "trace/ranks_timeline.h"
 #include "trace/ranks_view.h"
 #include "trace/steps.h"
 #include "trace/svg.h"
 #include "trace/text.h"
 #include "trace/timeline.h"
 #include "trace/trace.h"
+#include "work/ladder_ops.h"
 
 using namespace ladder;
 
@@ -193,7 +196,8 @@ int main(int argc, char** argv) {
   max_json_option(summary);
 
   CLI::App* tl = app.add_subcommand("timeline", "one step drawn as CPU and GPU lanes");
-  tl->add_option("file", file, "trace file (.json or .json.gz), or - for standard input")->required();
+  tl->add_option("file", file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks (all on "
+                               "one axis)")->required();
   tl->add_option("--step", step_name, "ProfilerStep#N (3 = ProfilerStep#3; default: the last step)");
   max_json_option(tl);
   tl->add_option("--width", width, "characters across (default: the terminal's width)")->check(CLI::Range(40, 1000));
@@ -211,7 +215,8 @@ int main(int argc, char** argv) {
   SvgOptions svg_opt;
   std::string svg_out;
   double from_us = 0, to_us = 0;
-  svg->add_option("file", file, "trace file (.json or .json.gz), or - for standard input")->required();
+  svg->add_option("file", file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks (every "
+                                "rank in one picture)")->required();
   max_json_option(svg);
   svg->add_option("-o,--output", svg_out, "the SVG file to write")->required();
   CLI::Option* svg_step = svg->add_option("--step", svg_opt.step, "draw ProfilerStep#N (default: the last step)");
@@ -272,6 +277,12 @@ int main(int argc, char** argv) {
   memory->add_flag("--json", json, "the same as a JSON list of rows");
   max_json_option(memory);
 
+  if (argc == 1) {  // no subcommand: say which there are, in one line
+    std::string names;
+    for (const CLI::App* s : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + s->get_name();
+    fmt::print(stderr, "error: a subcommand is needed ({}); ladder-trace --help says what each does\n", names);
+    return 2;
+  }
   if (const std::string bad = unknown_word(argc, argv, app); !bad.empty()) {
     fmt::print(stderr, "error: {}\n", bad);
     return 2;
@@ -321,8 +332,7 @@ int main(int argc, char** argv) {
       open_in_perfetto(file, !no_browser);
       return 0;
     }
-    ch03::register_gelu_mul_work();  // the bytes and FLOPs of the ladder's own ops, as their chapters define them
-    ch04::register_geglu_gemm_work();
+    ladder::register_ladder_ops_work();  // the bytes and FLOPs of the ladder's own ops (common/work)
     table.row_limit = rows;
     table.format = csv ? OutputFormat::Csv : json ? OutputFormat::Json : OutputFormat::Text;
     if (*summary) {
@@ -394,6 +404,8 @@ int main(int argc, char** argv) {
       if (!records.empty()) fmt::print("{}", join_ranks(records, table.format));
     } else if (*ranks_cmd) {
       fmt::print("{}", ranks_view(load_rank_figures(file, max_json), step_name, table.format));
+    } else if (*tl && file != "-" && std::filesystem::is_directory(file)) {  // every rank on one axis
+      fmt::print("{}", ranks_timeline(ranks_picture(file, step_name, max_json), width ? width : terminal_width()));
     } else if (*tl) {
       const Trace t = load(file);
       const TraceIndex index(t);
@@ -408,11 +420,18 @@ int main(int argc, char** argv) {
       fmt::print("{}", memory_view(index, find_step(index, step_name, file), table.format,
                                    width ? width : terminal_width()));
     } else if (*svg) {
-      const Trace t = load(file);
+      const bool ranks_folder = file != "-" && std::filesystem::is_directory(file);  // every rank in one picture
+      if (ranks_folder && (*from || *to || !svg_opt.focus.empty() || svg_memory))
+        throw UsageError("svg FOLDER draws one step of every rank: --from, --to, --focus and --memory take one trace");
+      const Trace t = ranks_folder ? Trace{} : load(file);
       if (*from) svg_opt.from_us = from_us;
       if (*to) svg_opt.to_us = to_us;
-      svg_opt.title = file.substr(file.find_last_of('/') + 1);  // the base name: the same bytes from any folder
-      const std::string picture = svg_memory ? memory_svg(TraceIndex(t), svg_opt) : trace_svg(TraceIndex(t), svg_opt);
+      svg_opt.title = std::filesystem::path(file).lexically_normal().filename().string();  // not the path: same bytes
+      if (svg_opt.title.empty()) svg_opt.title = std::filesystem::path(file).parent_path().filename().string();
+      const std::string picture = ranks_folder ? ranks_svg(ranks_picture(file, svg_opt.step, max_json), svg_opt.title,
+                                                           svg_opt.width)
+                                  : svg_memory ? memory_svg(TraceIndex(t), svg_opt)
+                                               : trace_svg(TraceIndex(t), svg_opt);
       std::FILE* f = std::fopen(svg_out.c_str(), "wb");
       if (!f) throw UsageError("cannot write " + svg_out + ": " + std::strerror(errno));
       const bool ok = std::fwrite(picture.data(), 1, picture.size(), f) == picture.size();

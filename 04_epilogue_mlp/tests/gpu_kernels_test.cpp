@@ -170,6 +170,34 @@ TEST(EpilogueKernels, EveryVariantMatchesCpuReference) {
   }
 }
 
+// Every GPU of the machine in one process, one after the other: a launcher's once-only set-up (the shared-memory
+// attribute, the device's SM count) is per device, so a variant that ran on GPU 0 must run on GPU 1 too. On a machine
+// with one GPU this is the test above at one shape; with two or more it is the case a per-process set-up breaks.
+TEST(EpilogueKernels, EveryGpuInOneProcess) {
+  SKIP_WITHOUT_GPU();
+  int devices = 0, first = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&devices));
+  CUDA_CHECK(cudaGetDevice(&first));
+  for (int d = 0; d < devices; ++d) {
+    CUDA_CHECK(cudaSetDevice(d));
+    const std::vector<ch04::GegluGemmVariant> variants = runnable_variants();
+    const Problem p(300, 200, 200, 7 + d);
+    GuardedOutput out({p.M, p.hidden});
+    for (const ch04::GegluGemmVariant& v : variants) {
+      SCOPED_TRACE(std::string("variant ") + v.name + " on GPU " + std::to_string(d));
+      out.poison();
+      p.launch(v, out.view);
+      EXPECT_EQ(unwritten(out.view), 0) << "elements left unwritten";
+      const ladder::CompareResult r = ladder::compare_rows(
+          ladder::to_host(out.view), p.M, p.hidden, [&](int64_t row, double* ref) { p.reference_row(row, ref); },
+          kTol, 48);
+      EXPECT_TRUE(r.ok) << r.mismatches << " of " << r.checked << " values differ\n" << r.report;
+    }
+    std::cout << "[ every GPU ] GPU " << d << ": " << variants.size() << " variants checked\n";
+  }
+  CUDA_CHECK(cudaSetDevice(first));
+}
+
 // How far a variant's outputs lie from chapter 03's, in bf16 ulps: counts[d] outputs at d ulps (d = 0: same bits).
 // NaN equals NaN; an output that is NaN or infinite where 03's is not (an unwritten output still holds the NaN poison),
 // or the reverse, is "broken" and fails every variant.

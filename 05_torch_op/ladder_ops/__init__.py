@@ -3,10 +3,12 @@
     import ladder_ops                                   # loads the op library: torch.ops.ladder.* now exist
     m = torch.ops.ladder.geglu_gemm(x, w_gate, w_up)    # gelu_tanh(x @ w_gate.T) * (x @ w_up.T), one kernel
     y = torch.ops.ladder.gelu_mul(g, u)                 # gelu_tanh(g) * u, one kernel
-    mlp = ladder_ops.LadderGEGLUMLP(config)             # where the blog builds LigerGEGLUMLP(config)
+    dg, du = torch.ops.ladder.gelu_mul_backward(dy, g, u)   # its backward, one kernel (chapter 06)
+    mlp = ladder_ops.LadderGEGLUMLP(config)             # where the blog builds LigerGEGLUMLP(config); it trains
     import ladder_ops as kernels_layers                 # ...or, in the blog's script, in place of its get_kernel line
 
-The ops take bf16, contiguous CUDA tensors and give new ones; they are forward-only (no autograd formula).
+The ops take bf16, contiguous CUDA tensors and give new ones. gelu_mul and geglu_gemm have autograd formulas
+(register_autograd below), so a loss computed through them has gradients for their inputs.
 The library is found at $LADDER_TORCH_LIB, beside this file (pip install), or in the repository's build/.
 """
 import os
@@ -53,6 +55,48 @@ def _geglu_gemm_fake(x, w_gate, w_up, *, variant=""):
     return x.new_empty((*x.shape[:-1], w_gate.shape[0]))
 
 
+@torch.library.register_fake("ladder::gelu_mul_backward")
+def _gelu_mul_backward_fake(dh, g, u):
+    torch._check(dh.shape == g.shape and dh.shape == u.shape,
+                 lambda: f"ladder::gelu_mul_backward: dh, g and u must have the same shape, got {list(dh.shape)}, "
+                         f"{list(g.shape)} and {list(u.shape)}")
+    return dh.new_empty(dh.shape), dh.new_empty(dh.shape)
+
+
+# The autograd formulas. gelu_mul keeps its inputs g and u (Liger's design); its backward is one kernel that recomputes
+# gelu(g) and writes dg and du (chapter 06's gelu_mul_backward, with eager's roundings).
+def _gelu_mul_setup_context(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def _gelu_mul_backward(ctx, dm):
+    g, u = ctx.saved_tensors
+    return torch.ops.ladder.gelu_mul_backward(dm.contiguous(), g, u)
+
+
+torch.library.register_autograd("ladder::gelu_mul", _gelu_mul_backward, setup_context=_gelu_mul_setup_context)
+
+
+# geglu_gemm never writes g and u, so its backward replays them: two GEMMs more than eager's six, in exchange for
+# keeping only x between forward and backward (the "recompute" design of chapter 06's notes). Then the gelu_mul
+# backward kernel, and the four GEMMs of the two Linears' gradients.
+def _geglu_gemm_setup_context(ctx, inputs, keyword_only_inputs, output):
+    ctx.save_for_backward(*inputs)  # x, w_gate, w_up: the weights are the parameters, alive anyway
+
+
+def _geglu_gemm_backward(ctx, dm):
+    x, w_gate, w_up = ctx.saved_tensors
+    x2 = x.reshape(-1, x.shape[-1])
+    g, u = x2 @ w_gate.T, x2 @ w_up.T
+    dg, du = torch.ops.ladder.gelu_mul_backward(dm.reshape(-1, dm.shape[-1]).contiguous(), g, u)
+    need_x, need_gate, need_up = ctx.needs_input_grad[:3]
+    dx = torch.addmm(dg @ w_gate, du, w_up).reshape(x.shape) if need_x else None
+    return dx, dg.T @ x2 if need_gate else None, du.T @ x2 if need_up else None
+
+
+torch.library.register_autograd("ladder::geglu_gemm", _geglu_gemm_backward, setup_context=_geglu_gemm_setup_context)
+
+
 _fused_gemm_runs = {}  # device index -> bool
 
 
@@ -69,12 +113,18 @@ class LadderGEGLUMLP(nn.Module):
     """Liger's LigerGEGLUMLP, with the ladder's kernels: same constructor, attributes and state_dict keys.
 
     config: anything with hidden_size, intermediate_size and (optionally) hidden_act, as a Hugging Face model config.
-    Its forward, for bf16 CUDA input, is down_proj(gelu_tanh(gate_proj(x)) * up_proj(x)) with the part before down_proj
-    in one kernel, ladder::geglu_gemm, on a GPU where chapter 04 runs; elsewhere gate_proj and up_proj run as
-    nn.Linear and ladder::gelu_mul fuses only the GELU and the product, as Liger does. `fused=False` forces that path.
+    Its forward, for bf16 CUDA input, is down_proj(gelu_tanh(gate_proj(x)) * up_proj(x)).
+
+    Without gradients (inference), the part before down_proj is one kernel, ladder::geglu_gemm, on a GPU where
+    chapter 04 runs; elsewhere gate_proj and up_proj run as nn.Linear and ladder::gelu_mul fuses only the GELU and the
+    product, as Liger does. `fused=False` forces that path.
+
+    With gradients (training), what the forward keeps for the backward decides:
+      recompute=False (default): nn.Linear + ladder::gelu_mul, keeping x, g and u (and h for down_proj), as Liger;
+      recompute=True: ladder::geglu_gemm, keeping only x (and h); the backward replays the gate and up GEMMs.
     """
 
-    def __init__(self, config, fused=None):
+    def __init__(self, config, fused=None, recompute=False):
         super().__init__()
         act = getattr(config, "hidden_act", "gelu_pytorch_tanh")
         if act not in ("gelu_pytorch_tanh", "gelu_new"):  # both are the tanh GELU; the kernels compute no other
@@ -86,10 +136,13 @@ class LadderGEGLUMLP(nn.Module):
         self.up_proj = nn.Linear(self.hidden_size, self.intermediate_size, bias=False)
         self.down_proj = nn.Linear(self.intermediate_size, self.hidden_size, bias=False)
         self.fused = fused  # None: wherever the GPU runs chapter 04's default variant
+        self.recompute = bool(recompute)
 
     def forward(self, x):
         fused = self.fused if self.fused is not None else fused_gemm_runs(x.device.index or 0)
-        if fused:
+        training = torch.is_grad_enabled() and (
+            x.requires_grad or self.gate_proj.weight.requires_grad or self.up_proj.weight.requires_grad)
+        if fused and (self.recompute or not training):
             m = torch.ops.ladder.geglu_gemm(x, self.gate_proj.weight, self.up_proj.weight)
         else:
             m = torch.ops.ladder.gelu_mul(self.gate_proj(x), self.up_proj(x))

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "cuda/check.h"
+#include "gpu/allocator.h"
 
 namespace ladder {
 
@@ -22,23 +23,19 @@ Tensor empty(const Shape& shape, DType dtype) {
   }
   const size_t bytes = want > 1e18L ? ~size_t{0} : t.nbytes();
   if (bytes == 0) return t;
-  size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  // Say what did not fit in words a reader can act on, instead of a bare cudaErrorMemoryAllocation.
-  auto too_big = [&] {
-    return Error(
+  // From the caching pool (allocator.h): no cudaMalloc once a block of this size has been used and freed.
+  void* p = bytes > (size_t{1} << 62) ? nullptr : device_allocate(bytes);
+  if (!p) {
+    // Say what did not fit in words a reader can act on, instead of a bare cudaErrorMemoryAllocation.
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    throw Error(
         fmt::format("a {} {} tensor needs {:.2f} GiB but the GPU has only {:.2f} GiB free (of {:.2f} GiB); "
                     "use smaller sizes",
                     dtype_name(dtype), shape_str(shape), double(want) / 1073741824.0, free_bytes / 1073741824.0,
                     total_bytes / 1073741824.0));
-  };
-  if (bytes > free_bytes) throw too_big();
-  void* p = nullptr;
-  if (cudaMalloc(&p, bytes) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free allocation error so later calls are not blamed for it
-    throw too_big();
   }
-  t.storage = std::shared_ptr<void>(p, [](void* q) { cudaFree(q); });
+  t.storage = std::shared_ptr<void>(p, [](void* q) { device_free(q); });
   t.data = p;
   return t;
 }

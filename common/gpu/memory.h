@@ -8,7 +8,8 @@
 
 namespace ladder {
 
-// Allocates an uninitialized contiguous tensor on the current GPU. A shape that does not fit in the GPU's free memory
+// Allocates an uninitialized contiguous tensor on the current GPU, from the caching pool (gpu/allocator.h): its storage
+// goes back to the pool when the last view of it is gone. A shape that does not fit in the GPU's free memory
 // throws a ladder::Error that says how much was asked for and how much is free (never a crash).
 Tensor empty(const Shape& shape, DType dtype);
 

@@ -2,8 +2,9 @@
 //  1. which of our ranges was innermost when each API call was made: CUPTI's external-correlation records map a
 //     call's correlation id to the id of the op (and of the user range) open at that moment;
 //  2. the API calls, with their op's id as "External id";
-//  3. the GPU activities, with the same id through their correlation, plus one span per user range and stream over
-//     the GPU work launched inside it (torch's gpu_user_annotation).
+//  3. the GPU activities, with the same id through their correlation (and the extra args of that op, a collective's,
+//     as Kineto copies them onto the NCCL kernel), plus one span per user range and stream over the GPU work launched
+//     inside it (torch's gpu_user_annotation).
 // Records arrive in no useful order (a kernel's record usually comes before its launch call's), which is why the
 // join waits until everything is in.
 #include "profiler/builder.h"
@@ -14,6 +15,7 @@
 #include <climits>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -77,9 +79,12 @@ BuiltEvents build_events(const Records& recs, std::vector<Event> host_ranges, in
 
   std::vector<Event>& events = out.events;
   std::unordered_map<int64_t, std::string> user_range_name;
+  // An op's extra args (a collective's record_param_comms), which its GPU work carries too, as Kineto copies them.
+  std::unordered_map<int64_t, std::shared_ptr<const std::vector<std::pair<std::string, std::string>>>> op_args;
   for (Event& e : host_ranges) {
     if (e.dur_ns < 0) continue;  // still open when the profiler stopped: it has no end
     if (e.cat == Cat::UserAnnotation) user_range_name[e.external_id] = e.name;
+    if (e.cat == Cat::CpuOp && e.extra_args) op_args[e.external_id] = e.extra_args;
     events.push_back(std::move(e));
   }
 
@@ -122,6 +127,7 @@ BuiltEvents build_events(const Records& recs, std::vector<Event> host_ranges, in
     e.correlation = correlation_base + static_cast<int64_t>(r.correlation);
     e.external_id = lookup(op_of, r.correlation);
     e.gpu = r.args;
+    if (auto args = op_args.find(e.external_id); args != op_args.end()) e.extra_args = args->second;
     const int64_t user = lookup(user_of, r.correlation);
     auto name = user_range_name.find(user);
     // ProfilerStep#k gets no GPU span: torch shows none either, and it would only repeat the step.

@@ -79,6 +79,7 @@ struct Profiler::Impl {
   std::mutex host_mutex;
   std::vector<Event> host;
   std::unordered_map<int64_t, size_t> open;  // External id -> index in `host` of a range not closed yet
+  std::vector<MemoryRecord> memory;          // the device allocator's allocations and frees (record_memory)
 
   int64_t open_range(const std::string& name, Cat cat) {
     Event e;
@@ -108,6 +109,14 @@ struct Profiler::Impl {
     host[it->second].inputs = std::make_shared<const OpInputs>(std::move(all));
   }
 
+  void set_args(int64_t id, std::vector<std::pair<std::string, std::string>>&& args) {
+    std::lock_guard<std::mutex> lock(host_mutex);
+    auto it = open.find(id);
+    if (it == open.end()) return;
+    host[it->second].extra_args =
+        std::make_shared<const std::vector<std::pair<std::string, std::string>>>(std::move(args));
+  }
+
   void close_range(int64_t id, int64_t end_ns) {
     std::lock_guard<std::mutex> lock(host_mutex);
     auto it = open.find(id);
@@ -126,6 +135,7 @@ struct Profiler::Impl {
     collector.discard();
     std::lock_guard<std::mutex> lock(host_mutex);
     host.clear();
+    memory.clear();
     open.clear();
     // Ids restart with the kept steps, as in torch's traces (ProfilerStep#2 is External id 1). Late warmup records
     // cannot be confused with new ones: they are matched by CUPTI correlation id, which never repeats.
@@ -140,11 +150,14 @@ struct Profiler::Impl {
     recording = false;
     const Records records = collector.finish(props);
     std::vector<Event> ranges;
+    std::vector<MemoryRecord> allocations;
     {
       std::lock_guard<std::mutex> lock(host_mutex);
       ranges = std::move(host);
       host.clear();
       open.clear();
+      allocations = std::move(memory);
+      memory.clear();
     }
     BuiltEvents built_events = build_events(records, std::move(ranges), window_start, window_end, kCorrelationIdBase);
     if (built_events.incomplete_records > 0) {
@@ -153,6 +166,10 @@ struct Profiler::Impl {
                   "GPU work; profile fewer steps or a smaller run");
     }
     trace.events = std::move(built_events.events);
+    // The allocator's records inside the window, as torch keeps them: the steps' allocations and frees.
+    for (const MemoryRecord& m : allocations)
+      if (m.ts_ns >= window_start && m.ts_ns <= window_end) trace.memory.push_back(m);
+    trace.profile_memory = !trace.memory.empty();
     trace.window_start_ns = window_start;
     trace.window_end_ns = window_end;
     built = true;
@@ -211,6 +228,22 @@ Profiler* Profiler::current() { return g_current.load(); }
 
 bool Profiler::recording() const { return impl_->recording.load(); }
 
+void record_memory(int64_t addr, int64_t bytes, int64_t total_allocated, int64_t total_reserved, int device) {
+  Profiler::Impl* im = g_impl.load();
+  if (!im || !im->recording) return;
+  MemoryRecord m;
+  m.ts_ns = trace_clock_ns();
+  m.bytes = bytes;
+  m.tid = this_thread_id();
+  m.addr = addr;
+  m.total_allocated = total_allocated;
+  m.total_reserved = total_reserved;
+  m.device_type = 1;  // c10::DeviceType::CUDA
+  m.device_id = device;
+  std::lock_guard<std::mutex> lock(im->host_mutex);
+  im->memory.push_back(m);
+}
+
 void Profiler::begin_step(int k) {
   Impl& im = *impl_;
   const StepAction action = step_action(im.schedule, k);
@@ -266,6 +299,10 @@ Range::Range(const std::string& name, Cat cat) : external_id_(open_range(name, c
 
 void Range::record_inputs(std::vector<OpInput> inputs) {
   if (Profiler::Impl* im = g_impl.load(); im && external_id_ >= 0) im->set_inputs(external_id_, std::move(inputs));
+}
+
+void Range::record_args(std::vector<std::pair<std::string, std::string>> args) {
+  if (Profiler::Impl* im = g_impl.load(); im && external_id_ >= 0) im->set_args(external_id_, std::move(args));
 }
 
 Range::~Range() {

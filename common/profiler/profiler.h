@@ -8,7 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
-
+#include <utility>
 #include <vector>
 
 #include "profiler/schedule.h"
@@ -64,6 +64,9 @@ class Range {
 
   bool recorded() const { return external_id_ >= 0; }  // false while no profiler records: inputs are not needed then
   void record_inputs(std::vector<OpInput> inputs);
+  // Args written after the category's own, each value JSON text (profiler/comms.h makes a collective's); the GPU work
+  // launched inside an op carries them too.
+  void record_args(std::vector<std::pair<std::string, std::string>> args);
 
  private:
   // The External id of this range's record in the trace (the id CUDA work launched inside it carries), -1 when no
@@ -71,6 +74,12 @@ class Range {
   int64_t external_id_ = -1;
   Cat cat_;
 };
+
+// While a profiler records (warmup and active steps), notes one allocation (bytes > 0) or free (bytes < 0) of a
+// device block at `addr`, with the allocator's totals just after it: the trace's "[memory]" events, the ones
+// torch.profiler writes with profile_memory=True. gpu/allocator.h calls it for every block; elsewhere it costs one
+// atomic load.
+void record_memory(int64_t addr, int64_t bytes, int64_t total_allocated, int64_t total_reserved, int device);
 
 // The loop every chapter runs: for each step of the schedule,
 //   ProfilerStep#k { <range_name> { forward() }  cudaDeviceSynchronize }

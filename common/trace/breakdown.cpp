@@ -7,12 +7,12 @@
 #include <cctype>
 
 #include "trace/text.h"
+#include "trace/communication.h"
 
 namespace ladder {
 
 namespace {
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-bool is_comm_name(const std::string& n) { return starts_with(n, "nccl") || starts_with(n, "gloo:") || starts_with(n, "c10d::"); }
 }  // namespace
 
 const char* part_name(Part p) {
@@ -23,14 +23,14 @@ const char* part_name(Part p) {
 
 Part part_of(const Event& e) {
   switch (e.cat) {
-    case Cat::Kernel: return starts_with(e.name, "nccl") ? Part::Communication : Part::Kernel;
+    case Cat::Kernel: return is_comm_kernel(e) ? Part::Communication : Part::Kernel;
     case Cat::GpuMemcpy: return Part::Memcpy;
     case Cat::GpuMemset: return Part::Memset;
     case Cat::CudaRuntime:
     case Cat::CudaDriver: return Part::Runtime;
     case Cat::CpuOp:
     case Cat::UserAnnotation:
-      if (is_comm_name(e.name)) return Part::Communication;
+      if (is_comm_range(e)) return Part::Communication;
       if (starts_with(e.name, "enumerate(DataLoader)") || starts_with(e.name, "enumerate(DataPipe)"))
         return Part::DataLoader;
       if (e.cat == Cat::UserAnnotation && starts_with(e.name, "ProfilerStep#")) return Part::Other;

@@ -6,8 +6,8 @@
 // The categories, from the events:
 //   Kernel         kernels, except communication kernels
 //   Memcpy, Memset gpu_memcpy, gpu_memset
-//   Communication  NCCL's kernels (nccl*, ncclDevKernel_*), and gloo's collectives, which run on the CPU
-//                  (cpu_op or user_annotation named gloo:* or c10d::*: gloo has no GPU side)
+//   Communication  communication.h's one definition: NCCL's kernels (ncclKernel_*, ncclDevKernel_*) and the CPU
+//                  ranges of a collective (record_param_comms, nccl:*, gloo:*, c10d::*: gloo has no GPU side)
 //   Runtime        CUDA runtime and driver calls (cudaLaunchKernel, cudaMemcpyAsync, cudaStreamSynchronize, ...)
 //   DataLoader     ops named enumerate(DataLoader)#... or enumerate(DataPipe)#...
 //   CPU Exec       every other cpu_op and user_annotation, but not the ProfilerStep#k range itself (it spans the step)

@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "trace/communication.h"
+
 namespace ladder {
 
 namespace {
@@ -56,7 +58,7 @@ std::vector<const Event*> hta_kept_activities(const Trace& trace) {
 
 bool hta_is_compute(const Event& e) {
   const std::string& n = e.name;
-  if (starts_with(n, "nccl") && n.find("Kernel") != std::string::npos) return false;  // communication
+  if (is_comm_kernel(e)) return false;  // communication (communication.h: HTA's ^nccl.*Kernel takes the same kernels)
   if (starts_with(n, "Memcpy") || starts_with(n, "Memset") || starts_with(n, "dma")) return false;  // memory
   return n.find("Memcpy") == std::string::npos && n.find("Sync") == std::string::npos;
 }

@@ -41,11 +41,11 @@ constexpr int64_t kMaxNs = int64_t{1} << 61;
 
 // What one event object holds, before it becomes an Event. Reused from event to event (its strings keep capacity).
 struct RawEvent {
-  std::string ph, cat, name, args_name;
-  bool has_ph = false, has_cat = false, has_name = false, has_args = false;
+  std::string ph, cat, name, args_name, process_group;
+  bool has_ph = false, has_cat = false, has_name = false, has_args = false, has_process_group = false;
   Num pid, tid, ts, dur;
   Num external_id, correlation, cbid, device, context, stream, registers, shared_memory, blocks_per_sm, warps_per_sm,
-      occupancy, bytes, mem_bytes, mem_device_type, mem_device_id, mem_addr, mem_allocated, mem_reserved, flops;
+      occupancy, bytes, mem_bytes, mem_device_type, mem_device_id, mem_addr, mem_allocated, mem_reserved, flops, seq;
   Num grid[3], block[3];
   bool has_dims = false, has_strides = false;
   std::vector<std::vector<Num>> dims, strides;
@@ -77,6 +77,7 @@ constexpr ArgSlot kArgSlots[] = {
     {"Total Allocated", &RawEvent::mem_allocated},
     {"Total Reserved", &RawEvent::mem_reserved},
     {"flops", &RawEvent::flops},  // an op's FLOPs, as torch's with_flops=True counts them
+    {"Seq", &RawEvent::seq},      // a collective's sequence number in its process group, where torch records one
 };
 
 // Chrome trace phases other than "X" (complete events): valid, and not what the tables read. Anything else is counted.
@@ -197,7 +198,7 @@ class Reader : json::Tokenizer {
 
   void read_event_fields() {
     RawEvent& r = raw_;
-    r.has_ph = r.has_cat = r.has_name = r.has_args = r.has_dims = r.has_strides = false;
+    r.has_ph = r.has_cat = r.has_name = r.has_args = r.has_dims = r.has_strides = r.has_process_group = false;
     r.args_name.clear();
     for (Num* n :
          {&r.pid, &r.tid, &r.ts, &r.dur, &r.grid[0], &r.grid[1], &r.grid[2], &r.block[0], &r.block[1], &r.block[2]}) {
@@ -265,6 +266,8 @@ class Reader : json::Tokenizer {
       });
     } else if (key == "name") {
       if (!string_value(r.args_name)) r.args_name.clear();
+    } else if (key == "Process Group Name") {  // record_param_comms and its NCCL kernel (Kineto copies the args)
+      r.has_process_group = string_value(r.process_group);
     } else {
       skip();
     }
@@ -382,6 +385,12 @@ class Reader : json::Tokenizer {
     e.correlation = to_int64(r.correlation, "correlation", -1);
     e.cbid = to_int32(r.cbid, "cbid", -1);
     e.flops = to_int64(r.flops, "flops", -1);
+    e.seq = to_int64(r.seq, "Seq", -1);
+    if (r.has_process_group) {
+      auto [it, added] = process_group_index_.try_emplace(r.process_group, trace_.process_groups.size());
+      if (added) trace_.process_groups.push_back(r.process_group);
+      e.process_group = static_cast<int32_t>(it->second);
+    }
     GpuArgs& g = e.gpu;
     const bool gpu = is_gpu_cat(e.cat);
     g.device = to_int32(r.device, "device", 0);
@@ -510,6 +519,7 @@ class Reader : json::Tokenizer {
   std::optional<int64_t> meta_ts_;  // the first metadata event's ts: the capture window's start
   std::unordered_map<std::string, std::shared_ptr<const OpInputs>> inputs_seen_;  // op_inputs(): key -> the one copy
   std::string inputs_key_;                                                         // op_inputs()'s key, reused
+  std::unordered_map<std::string, size_t> process_group_index_;  // name -> index in trace_.process_groups
 };
 
 }  // namespace

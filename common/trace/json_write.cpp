@@ -249,6 +249,15 @@ void put_args(Out& out, const Event& e, const std::string& overlap) {
       if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
       break;
   }
+  if (e.extra_args) {
+    for (const auto& [key, json_value] : *e.extra_args) {
+      // JSON text written as it is, so checked like the metadata's: one bad value would make the whole file unreadable.
+      if (!json::is_one_json_value(json_value))
+        throw TraceError(
+            fmt::format("event {} arg {}: the value is not one JSON value", escaped(e.name), escaped(key)));
+      parts.push_back(escaped(key) + ": " + json_value);
+    }
+  }
   if (!overlap.empty()) add("overlap", escaped(overlap));
   out.append(std::string_view("\"args\": {"));
   for (size_t i = 0; i < parts.size(); ++i) fmt::format_to(it, "{}{}", i ? ", " : "", parts[i]);
@@ -365,6 +374,22 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
         put_flow(out, 'f', e.correlation, e.pid, tid_of(e), e.ts_ns - base);
       }
     }
+  }
+
+  // ---- [memory] instants: the allocator's records (profile_memory=True), with torch's fields ----
+  for (const MemoryRecord& m : trace.memory) {
+    sep();
+    fmt::format_to(it,
+                   "    {{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", "
+                   "\"pid\": {}, \"tid\": {}, \"ts\": ",
+                   trace.pid, m.tid);
+    put_us(out, m.ts_ns - base);
+    out.append(std::string_view(", \"args\": {"));
+    if (m.total_reserved >= 0) fmt::format_to(it, "\"Total Reserved\": {}, ", m.total_reserved);
+    if (m.total_allocated >= 0) fmt::format_to(it, "\"Total Allocated\": {}, ", m.total_allocated);
+    fmt::format_to(it, "\"Bytes\": {}, \"Device Id\": {}, \"Device Type\": {}", m.bytes, m.device_id, m.device_type);
+    if (m.addr >= 0) fmt::format_to(it, ", \"Addr\": {}", m.addr);
+    out.append(std::string_view("}}"));
   }
 
   // ---- metadata: process and lane names, as Kineto writes them ----

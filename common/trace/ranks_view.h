@@ -6,17 +6,27 @@
 //       overlapping   = the time computation and communication ran at once
 //       communication = the union of communication's time, minus the overlap
 //       other         = the step's wall time minus the three (the CPU alone, or nothing)
-//     where computation is the kernels that are not communication (copies and sets are neither, as in the plugin),
-//     or, on a rank that ran no kernel at all, its CPU ops; and communication is NCCL's kernels (nccl*, which covers
-//     ncclKernel_* and ncclDevKernel_*) and the CPU ranges torch records for a collective, gloo:* and nccl:*
-//     (gloo:all_reduce runs on gloo's worker threads: gloo has no GPU side). Like the plugin, this does not count
-//     c10d::allreduce_ and its kin: those only hand the work to the backend and return.
+//     with communication and computation as communication.h defines them, for everything that reads ranks: on a rank
+//     with NCCL kernels, communication is those kernels and computation the other kernels (copies and sets are
+//     neither), so overlap% is HTA's get_comm_comp_overlap; on a rank without (gloo), communication is its CPU
+//     collective ranges (record_param_comms, nccl:*, gloo:*, c10d::*), computation its kernels, or its other CPU ops
+//     on a rank that ran no kernel at all; there overlap% is "-", undefined, as HTA's NaN: no kernel to overlap.
 //  3. Who waits for whom. A collective completes for all ranks only once the last one has arrived, so each rank
-//     waits from its own arrival to the last arrival. A rank's collectives are its NCCL kernels if it has any, else
-//     its gloo:*/nccl:* ranges; its arrival is the start of one. The k-th collective of a name on one rank is matched
-//     with the k-th of that name on every other rank (collectives run in the same order on every rank of a group).
-//     Times are compared as the files stamp them (the wall clock, CLOCK_REALTIME): ranks on one host share it, ranks
-//     on several hosts are as comparable as their clocks are synchronized.
+//     waits from its own arrival (its NCCL kernel's start; without NCCL kernels, its gloo:*/nccl:* range's start) to
+//     the last arrival, and never past its own kernel's end. Collectives are matched across ranks by what identifies
+//     them, never by their place in a step: by process group ("Process Group Name", which Kineto copies onto the
+//     kernel) and the collective's "Seq" where the trace records one; else by their order in the process group,
+//     counted from a point all ranks share: a rank's trace may begin a collective or more before another's, so each
+//     rank's order is shifted to agree with the first rank's by the collectives' end times (a collective ends on every
+//     rank at almost the same moment, when the last one has arrived and the data moved), and the spread of the ends
+//     of every matched collective is printed as the check. A collective some ranks' traces hold and others' do not is
+//     reported as unmatched, not guessed. A wait counts in the step that launched the collective (the launch call's
+//     ProfilerStep#k on the CPU), whenever the kernel ran; a rank's waits in a step are the union of its waiting
+//     intervals (two collectives on two streams can wait at once), so they never exceed the step's span from its CPU
+//     start to the end of the GPU work it launched (the GPU can run behind the CPU: a wait may lie after the CPU
+//     range). The straggler of a step is the rank the others waited for longest. Times are compared as the files
+//     stamp them (the wall clock, CLOCK_REALTIME): ranks on one host share it, ranks on several hosts are as
+//     comparable as their clocks are synchronized.
 // The step of a figure is the rank's ProfilerStep#k range on the CPU, matched across ranks by name; a trace without
 // ProfilerStep has one window over the whole trace.
 #pragma once
@@ -30,10 +40,6 @@
 #include "trace/trace.h"
 
 namespace ladder {
-
-// Which side an event is on in the Distributed view.
-bool is_comm_kernel(const Event& e);     // a kernel named nccl*
-bool is_cpu_collective(const Event& e);  // a cpu_op or user_annotation named gloo:* or nccl:*
 
 // A union of time intervals: sorted, disjoint, touching ones merged.
 struct Spans {
@@ -49,15 +55,20 @@ struct RankFigures {
   std::string path;
   struct Step {
     std::string name;
-    int64_t ts_ns = 0, end_ns = 0;
+    int64_t ts_ns = 0, end_ns = 0;  // the CPU range
+    int64_t work_end_ns = 0;        // the end of the step's GPU work (launched in it), or end_ns if that is later
   };
   std::vector<Step> steps;  // in time order
   Spans computation, communication, overlap;  // over the whole trace
   bool computation_is_cpu = false;            // the rank ran no kernel: its CPU ops stood for computation
+  bool comm_kernels = false;                  // the rank ran NCCL kernels: overlap% is defined
   struct Collective {
     std::string name;
+    std::string group;  // its process group's name, "" where the trace names none
+    int64_t seq = -1;   // "Seq", -1 where the trace records none
     int64_t ts_ns = 0, end_ns = 0;
-    int step = -1;  // index in steps, -1: outside every step
+    int64_t pid = 0, tid = 0;  // where it ran: the kernel's device and stream, or the range's process and thread
+    int step = -1;  // index in steps of the step that launched it, -1: none
   };
   std::vector<Collective> collectives;  // in start order
 };
@@ -69,16 +80,32 @@ struct CommCompSplit {
 };
 CommCompSplit comm_comp_split(const RankFigures& r, int64_t from_ns, int64_t to_ns);
 
-// Per collective matched across ranks: each rank's wait (last arrival - its own arrival), by rank index in `ranks`.
+// One collective across ranks: per rank index in `ranks`, which of its collectives it is (-1: that rank's trace does
+// not hold it). Complete when every rank that has collectives of the group holds it; only complete ones have waits.
 struct MatchedCollective {
-  std::string name;
-  int occurrence = 0;              // the k-th of this name
-  std::vector<int64_t> arrival;    // per rank index; -1 where that rank has no k-th collective of this name
-  std::vector<int> step;           // per rank index: the step (in that rank's steps) it started in, -1 none
-  int last = -1;                   // the rank index that arrived last
-  int64_t wait_ns(size_t r) const;  // 0 where the rank has none
+  std::string group;
+  int64_t key = 0;               // the Seq, or the place in the group's order (the first rank's numbering)
+  std::string name;              // the first holder's name for it
+  std::vector<int> index;        // per rank index: into ranks[r].collectives, -1 none
+  std::vector<int64_t> arrival;  // per rank index: the start, -1 none
+  std::vector<int64_t> end;      // per rank index: the end, -1 none
+  bool complete = false;
+  bool names_agree = true;       // every holder names it the same (the same NCCL kernel or gloo range)
+  int last = -1;                 // the rank index that arrived last (complete ones only)
+  int64_t wait_ns(size_t r) const;  // min(last arrival, own end) - own arrival; 0 where incomplete or absent
+  int64_t end_spread_ns() const;    // the latest end minus the earliest, over the holders
 };
-std::vector<MatchedCollective> match_collectives(const std::vector<RankFigures>& ranks);
+struct Matching {
+  std::vector<MatchedCollective> collectives;  // in the order of the last arrival (incomplete ones: the first)
+  bool by_seq = false;                         // every group matched by "Seq"
+  int complete = 0, incomplete = 0;
+  int64_t max_end_spread_ns = 0;               // over the complete ones: the check of the matching
+  int name_mismatches = 0;                     // complete ones whose holders name them differently
+};
+Matching match_collectives(const std::vector<RankFigures>& ranks);
+// How the collectives were matched and the check of it (the spread of their ends), and per rank the collectives only
+// some ranks' traces hold: a few lines of text.
+std::string matching_note(const std::vector<RankFigures>& ranks, const Matching& matching);
 
 // The view: the three tables as text; OutputFormat::Csv / Json: one record per step and rank (and per rank, the mean
 // of the steps) with step, rank, wall_us, slowest, computation_us, overlapping_us, communication_us, other_us,

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ladder {
@@ -67,12 +68,21 @@ struct Event {
   int64_t correlation = -1;  // "correlation": CUPTI correlation id, shared by a launch call and the work it launched
   // cpu_op only: the "flops" torch's with_flops=True recorded for the op; -1 where the trace holds none.
   int64_t flops = -1;
+  // A collective's "Seq" (its sequence number in its process group) where the trace records one, else -1.
+  int64_t seq = -1;
+  // A collective's "Process Group Name" (record_param_comms, and its NCCL kernel: Kineto copies the op's args onto
+  // it), as an index into Trace::process_groups; -1 where the event has none.
+  int32_t process_group = -1;
   GpuArgs gpu;               // Kernel, GpuMemcpy, GpuMemset only
   // cpu_op only: its inputs as record_shapes wrote them; null when none were. Shared, not one copy per event: a
   // training run calls the same ops on the same shapes every step, and the reader keeps one copy of each distinct
   // inputs (json_read.cpp). In bench/make_big_trace.py's 1 GB trace, 1,151,712 ops have 199 distinct inputs; held as
   // three lists in every event they took 587 MiB of the 1.2 GB that reading it took.
   std::shared_ptr<const OpInputs> inputs;
+  // Further args torch writes for some events, in order, each value as JSON text: a collective's record_param_comms
+  // op ("Collective name": "\"allreduce\"", "In msg nelems": "6291456", ...) and, copied from it, its NCCL kernel's.
+  // Null when there are none. Written after the category's own keys; the reader does not keep them.
+  std::shared_ptr<const std::vector<std::pair<std::string, std::string>>> extra_args;
 
   // The inputs' lists, empty when none were recorded.
   const std::vector<std::vector<int64_t>>& input_dims() const;
@@ -126,6 +136,7 @@ struct Trace {
   std::optional<int64_t> window_start_ns;  // the capture window (metadata events are stamped with its start);
   std::optional<int64_t> window_end_ns;    // unset: the events' span
   std::vector<Event> events;      // X events only; flows are derived from `correlation`, metadata from pid/tid
+  std::vector<std::string> process_groups;  // the "Process Group Name"s the events hold (Event::process_group)
   std::vector<MemoryRecord> memory;  // profile_memory=True: torch's [memory] instants, in file order
   bool profile_memory = false;       // "profile_memory": 1 at the top level, or [memory] instants in the file
   std::string name;               // traceName

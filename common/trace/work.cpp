@@ -64,6 +64,8 @@ std::map<std::string, OpWorkFn, std::less<>>& formulas() {
       {"add", elementwise_work},
       {"mul", elementwise_work},
       {"gelu", elementwise_work},
+      {"gelu_backward", elementwise_work},  // the gradient and g read, one tensor written
+      {"add_", elementwise_work},           // the in-place add of a backward's gradient sums
   };
   return f;
 }

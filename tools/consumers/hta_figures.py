@@ -17,6 +17,9 @@ and this gives HTA's overlap figure two streams that really ran at once. The tes
 
   VENV=build/consumers-venvs/pandas-latest   # made by tools/consumers/check_consumers.sh
   $VENV/bin/python tools/consumers/hta_figures.py --out common/trace/tests/data/torch211_user/hta_figures.json
+
+--set nccl does the same for the real NCCL runs (bench/record_torch_ranks.py on 2 H100s): the DDP folder and the
+tensor-parallel folder, into common/trace/tests/data/torch211_nccl/hta_figures.json.
 """
 import argparse
 import contextlib
@@ -40,6 +43,8 @@ TRACES = {
     "fused_mlp_h100": "traces/reference/h100/03_fused_mlp.json",
 }
 NCCL_NAME = "ncclDevKernel_AllReduce_Sum_f32"
+NCCL_DATA = "common/trace/tests/data/torch211_nccl"
+SETS = {"user": TRACES, "nccl": {"ddp": f"{NCCL_DATA}/ddp", "tp": f"{NCCL_DATA}/tp", "async": f"{NCCL_DATA}/async"}}
 
 
 def second_stream_as_nccl(src_folder, dst_folder):
@@ -90,6 +95,7 @@ def figures(trace_dir):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
+    p.add_argument("--set", choices=sorted(SETS), default="user", help="which traces (default: user)")
     args = p.parse_args()
     warnings.filterwarnings("ignore")
     logging.disable(logging.CRITICAL)
@@ -100,7 +106,8 @@ def main():
         "hta_version": hta.__version__ if hasattr(hta, "__version__") else "",
         "pandas_version": pandas.__version__,
         "python": sys.version.split()[0],
-        "command": "tools/consumers/hta_figures.py --out " + os.path.relpath(os.path.abspath(args.out), REPO),
+        "command": "tools/consumers/hta_figures.py --out " + os.path.relpath(os.path.abspath(args.out), REPO)
+        + ("" if args.set == "user" else " --set " + args.set),
         "nccl_renamed": NCCL_NAME,
         "traces": {},
     }
@@ -110,7 +117,7 @@ def main():
         out["hta_version"] = version("HolisticTraceAnalysis")
     except Exception:
         pass
-    for key, rel in TRACES.items():
+    for key, rel in SETS[args.set].items():
         src = os.path.join(REPO, rel)
         entry = {"path": rel}
         with tempfile.TemporaryDirectory() as d:

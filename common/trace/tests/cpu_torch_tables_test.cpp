@@ -602,10 +602,11 @@ TEST(HostileViews, ManyStepsStayLinear) {
   };
   // Ten times the steps: about ten times the time when every view is linear (n log n: ~12x), a hundred times when
   // one is quadratic. The bound sits between, as a ratio alone: an absolute slack would let a quadratic view pass
-  // whenever the small case is fast.
+  // whenever the small case is fast. 45, not 30: on a 2-core machine under a load of 10, the big case, which no
+  // longer fits the caches, took 31x the small one with every view linear.
   const Trace small = make(4000), big = make(40000);
   const double a = seconds(small), b = seconds(big);
-  EXPECT_LT(b, 30 * a) << a << " s for 4,000 steps, " << b << " s for 40,000";
+  EXPECT_LT(b, 45 * a) << a << " s for 4,000 steps, " << b << " s for 40,000";
 }
 
 }  // namespace

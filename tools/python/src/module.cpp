@@ -16,8 +16,6 @@
 #include <tuple>
 #include <vector>
 
-#include "03_fused_mlp/work.h"
-#include "04_epilogue_mlp/work.h"
 #include "base/error.h"
 #include "records.h"
 #include "trace/breakdown.h"
@@ -32,6 +30,7 @@
 #include "trace/ranks.h"
 #include "trace/ranks_view.h"
 #include "trace/steps.h"
+#include "work/ladder_ops.h"
 
 namespace nb = nanobind;
 using namespace ladder;
@@ -226,9 +225,8 @@ class Traces {
 
 NB_MODULE(_core, m) {
   m.doc() = "ladder-trace's C++ reader and views (use ladder_trace.load)";
-  // The bytes and FLOPs of the ladder's own ops, as their chapters define them (as the command registers them).
-  ch03::register_gelu_mul_work();
-  ch04::register_geglu_gemm_work();
+  // The bytes and FLOPs of the ladder's own ops (common/work), as the command registers them.
+  register_ladder_ops_work();
 
   // The ladder's errors, one line each, as ValueError: a bad trace (TraceError) or a bad argument (UsageError). The
   // last registered translator is tried first, so the base class goes first.

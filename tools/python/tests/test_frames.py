@@ -25,6 +25,9 @@ REFERENCE = sorted(glob.glob(os.path.join(REPO, "traces", "reference", "h100", "
 TORCH = sorted(glob.glob(os.path.join(DATA, "torch_*.json")) + glob.glob(os.path.join(DATA, "torch211", "*.json")) +
                glob.glob(os.path.join(DATA, "torch211_user", "*", "*.json.gz")))
 RANKS = os.path.join(DATA, "torch211_user", "ranks")
+# Folders of ranks: gloo's two ranks, torch's NCCL runs (DDP, tensor parallel, async_op) and chapter 07's on H100s.
+FOLDERS = [RANKS] + sorted(glob.glob(os.path.join(DATA, "torch211_nccl", "*", ""))) + sorted(
+    glob.glob(os.path.join(REPO, "traces", "reference", "h100", "07_*", "")))
 MEMORY = glob.glob(os.path.join(DATA, "torch211_user", "memory", "*.json.gz"))[0]
 TRACES = REFERENCE + TORCH
 
@@ -116,17 +119,22 @@ def test_memory(loaded):
     assert "cuda_memory_bytes" in t.summary().columns
 
 
-def test_folder_of_ranks(loaded):
-    t = loaded(RANKS)
-    assert t.rank_ids == [0, 1]
+def test_rank_ids(loaded):
+    assert loaded(RANKS).rank_ids == [0, 1]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=short)
+def test_folder_of_ranks(folder, loaded):
+    t = loaded(folder)
+    assert len(t.rank_ids) >= 2
     for frame, args, renames in [(t.summary(), ["summary", "--csv", "--rows", "1000000"], None),
                                  (t.steps(), ["summary", "--steps", "--csv"], None),
                                  (t.kernels(), ["kernels", "--csv"], lt.KERNEL_COLUMNS_AS_HTA),
                                  (t.breakdown(), ["breakdown", "--csv"], None),
                                  (t.ranks(), ["ranks", "--csv"], None)]:
         assert frame.columns[0] in ("rank", "step")
-        assert set(frame["rank"]) == {0, 1}
-        assert_same(frame, cli(*args, RANKS), renames)
+        assert set(frame["rank"]) <= set(t.rank_ids)
+        assert_same(frame, cli(*args, folder), renames)
 
 
 def test_bytes_gzip_file_object_and_stdin():
@@ -197,13 +205,15 @@ def test_one_libstdcxx_in_the_process():
         assert not defined, f"{binary} holds a static copy of libstdc++: {defined[:1]}"
 
 
-@pytest.mark.parametrize("key", ["fused_mlp_h100", "ranks", "streams"])
-def test_temporal_breakdown_is_htas(key):
+@pytest.mark.parametrize("figures,key", [("torch211_user", "fused_mlp_h100"), ("torch211_user", "ranks"),
+                                         ("torch211_user", "streams"), ("torch211_nccl", "ddp"),
+                                         ("torch211_nccl", "tp"), ("torch211_nccl", "async")])
+def test_temporal_breakdown_is_htas(figures, key):
     """HTA 0.5.0's own get_temporal_breakdown of the same traces (tools/consumers/hta_figures.py wrote them, with
     HTA_DISABLE_NS_ROUNDING=1): the same columns, and every time within a nanosecond (HTA sums floats)."""
     import json
 
-    with open(os.path.join(DATA, "torch211_user", "hta_figures.json")) as f:
+    with open(os.path.join(DATA, figures, "hta_figures.json")) as f:
         entry = json.load(f)["traces"][key]
     hta = pd.DataFrame(entry["ns"]["temporal_breakdown"])
     path = os.path.join(REPO, entry["path"])

@@ -1,0 +1,120 @@
+"""Tests of chapter 05's autograd formulas that need no GPU: the backward op's fake, gradients' shapes through both ops
+on the meta device (what torch.compile traces), the path LadderGEGLUMLP takes when it trains, and the refusals.
+
+Run with LADDER_TORCH_LIB set to the built library (or the library in build/):
+    PYTHONPATH=05_torch_op python -m pytest 05_torch_op/tests/test_cpu_autograd.py
+Plain unittest, so `python -m unittest test_cpu_autograd` runs it too.
+"""
+import unittest
+
+try:
+    import torch
+except (ImportError, OSError) as e:  # OSError: a torch whose shared libraries do not load
+    raise unittest.SkipTest(f"torch cannot be imported: {e}")
+
+import ladder_ops  # noqa: E402  (loads the op library)
+
+ops = torch.ops.ladder
+BF16 = torch.bfloat16
+
+
+class Config:
+    def __init__(self, hidden_size=64, intermediate_size=200):
+        self.hidden_size, self.intermediate_size, self.hidden_act = hidden_size, intermediate_size, "gelu_pytorch_tanh"
+
+
+def meta(*shape, grad=False):
+    return torch.empty(*shape, dtype=BF16, device="meta", requires_grad=grad)
+
+
+def graph_names(t):
+    """The names of every node of t's autograd graph."""
+    names, todo, seen = [], [t.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        names.append(node.name())
+        todo.extend(n for n, _ in node.next_functions)
+    return names
+
+
+class BackwardOpTests(unittest.TestCase):
+    def test_fake_gives_two_tensors_shaped_like_dh(self):
+        dh = meta(2, 5, 24)
+        dg, du = ops.gelu_mul_backward(dh, dh, dh)
+        self.assertEqual((dg.shape, du.shape), (dh.shape, dh.shape))
+        self.assertEqual((dg.dtype, du.dtype), (BF16, BF16))
+
+    def test_fake_refuses_mismatched_shapes(self):
+        with self.assertRaisesRegex(RuntimeError, r"dh, g and u must have the same shape"):
+            ops.gelu_mul_backward(meta(4, 8), meta(4, 8), meta(4, 7))
+
+    def test_cpu_tensors_get_our_one_line(self):
+        t = torch.zeros(4, 8, dtype=BF16)
+        line = r"^ladder::gelu_mul_backward: dh must be a CUDA tensor, got one on cpu$"
+        with self.assertRaisesRegex(RuntimeError, line):
+            ops.gelu_mul_backward(t, t, t)
+
+    def test_no_double_backward(self):
+        # The backward op has no formula of its own: a gradient through it fails loudly instead of being empty.
+        g = meta(4, grad=True)
+        dg, _ = ops.gelu_mul_backward(g, g, g)
+        with self.assertRaisesRegex(RuntimeError, "derivative for ladder::gelu_mul_backward is not implemented"):
+            dg.sum().backward()
+
+
+class GradientShapeTests(unittest.TestCase):
+    def test_gelu_mul_gives_gradients_to_both_inputs(self):
+        g, u = meta(3, 7, grad=True), meta(3, 7, grad=True)
+        ops.gelu_mul(g, u).sum().backward()
+        self.assertEqual((g.grad.shape, u.grad.shape), (g.shape, u.shape))
+
+    def test_geglu_gemm_gives_gradients_to_x_and_both_weights(self):
+        x, w_gate, w_up = meta(2, 5, 64, grad=True), meta(200, 64, grad=True), meta(200, 64, grad=True)
+        ops.geglu_gemm(x, w_gate, w_up).sum().backward()
+        self.assertEqual(x.grad.shape, x.shape)
+        self.assertEqual((w_gate.grad.shape, w_up.grad.shape), (w_gate.shape, w_up.shape))
+
+    def test_only_what_needs_a_gradient_gets_one(self):
+        x, w_gate, w_up = meta(5, 64), meta(200, 64, grad=True), meta(200, 64)
+        ops.geglu_gemm(x, w_gate, w_up).sum().backward()
+        self.assertIsNone(x.grad)
+        self.assertIsNone(w_up.grad)
+        self.assertEqual(w_gate.grad.shape, w_gate.shape)
+
+
+class ModuleTests(unittest.TestCase):
+    def mlp(self, **kwargs):
+        return ladder_ops.LadderGEGLUMLP(Config(), fused=True, **kwargs).to(device="meta", dtype=BF16)
+
+    def test_recompute_is_off_by_default(self):
+        self.assertFalse(ladder_ops.LadderGEGLUMLP(Config()).recompute)
+
+    def test_training_keeps_g_and_u_unless_asked_to_recompute(self):
+        x = meta(2, 5, 64, grad=True)
+        names = graph_names(self.mlp()(x))
+        self.assertTrue(any("gelu_mul" in n for n in names), names)  # Linear + gelu_mul: g and u kept
+        self.assertFalse(any("geglu_gemm" in n for n in names), names)
+        names = graph_names(self.mlp(recompute=True)(x))
+        self.assertTrue(any("geglu_gemm" in n for n in names), names)  # one kernel forward, x kept
+
+    def test_inference_runs_the_fused_gemm(self):
+        mlp = self.mlp()
+        with torch.no_grad():
+            self.assertEqual(mlp(meta(2, 5, 64)).shape, (2, 5, 64))
+        y = mlp.requires_grad_(False)(meta(2, 5, 64))  # no gradient wanted anywhere: no graph at all
+        self.assertIsNone(y.grad_fn)
+
+    def test_module_gradients_have_the_weights_shapes(self):
+        for recompute in (False, True):
+            with self.subTest(recompute=recompute):
+                mlp = self.mlp(recompute=recompute)
+                mlp(meta(2, 5, 64, grad=True)).sum().backward()
+                for p in mlp.parameters():
+                    self.assertEqual(p.grad.shape, p.shape)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,177 @@
+"""GPU tests of chapter 05's autograd formulas: ladder::gelu_mul_backward against eager autograd, opcheck with
+gradients, LadderGEGLUMLP's gradients against the blog's eager MLP (both designs, odd shapes), 20 AdamW steps whose
+losses follow eager's, and a torch.compile(fullgraph=True) training step.
+
+Run with LADDER_TORCH_LIB set to the built library (or the library in build/):
+    PYTHONPATH=05_torch_op python -m pytest 05_torch_op/tests/test_gpu_autograd.py
+Without a GPU every test skips with "no CUDA GPU was found"; under LADDER_REQUIRE_GPU=1, set on every GPU machine,
+the file fails instead, with a message that leaves that phrase out.
+"""
+import os
+import unittest
+
+REQUIRE_GPU = os.environ.get("LADDER_REQUIRE_GPU", "") not in ("", "0")
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except (ImportError, OSError) as e:  # OSError: a torch whose shared libraries do not load
+    if REQUIRE_GPU:
+        raise RuntimeError(f"LADDER_REQUIRE_GPU is set, but torch does not import: {e}")
+    raise unittest.SkipTest(f"torch cannot be imported: {e}")
+
+import ladder_ops  # noqa: E402  (loads the op library)
+
+HAVE_GPU = torch.cuda.is_available()
+NO_GPU = "no CUDA GPU was found (torch.cuda.is_available() is False)"
+if REQUIRE_GPU and not HAVE_GPU:
+    raise RuntimeError("LADDER_REQUIRE_GPU is set, but torch.cuda.is_available() is False: nothing would be tested")
+
+ops = torch.ops.ladder
+BF16 = torch.bfloat16
+# Our GELU matches PyTorch's within one bf16 step, not bit for bit (common/gpu/gelu.cuh), and PyTorch's gelu_backward
+# kernel may contract its float32 multiply-adds where ours pins each rounding: dg and du may differ from eager's by a
+# step or two of bf16 (2^-7 relative), and by a little more where eager's own float32 GELU loses its digits (atol).
+ELEMENTWISE_TOL = dict(atol=2e-2, rtol=2**-6)
+
+
+class Config:
+    def __init__(self, hidden_size=768, intermediate_size=3072):
+        self.hidden_size, self.intermediate_size, self.hidden_act = hidden_size, intermediate_size, "gelu_pytorch_tanh"
+
+
+class SimpleGeGLUMLP(nn.Module):  # the blog's eager MLP
+    def __init__(self, dim, hidden):
+        super().__init__()
+        self.gate_proj = nn.Linear(dim, hidden, bias=False)
+        self.up_proj = nn.Linear(dim, hidden, bias=False)
+        self.down_proj = nn.Linear(hidden, dim, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.gelu(self.gate_proj(x), approximate="tanh") * self.up_proj(x))
+
+
+def uniform(*shape, bound=1.0, seed=0):
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    return ((torch.rand(*shape, generator=gen, device="cuda") * 2 - 1) * bound).to(BF16)
+
+
+def relative_error(got, want):
+    """The largest difference, relative to the largest value of `want`: for sums over many rows (weight gradients),
+    whose small elements carry the absolute error of the large ones."""
+    return ((got.float() - want.float()).abs().max() / want.float().abs().max().clamp_min(1e-30)).item()
+
+
+def pair(dim, hidden, recompute, fused=None):
+    """The blog's eager MLP and ours, with the same bf16 weights."""
+    torch.manual_seed(0)
+    eager = SimpleGeGLUMLP(dim, hidden).to("cuda", BF16)
+    ours = ladder_ops.LadderGEGLUMLP(Config(dim, hidden), fused=fused, recompute=recompute).to("cuda", BF16)
+    ours.load_state_dict(eager.state_dict())
+    return eager, ours
+
+
+def gradients(mlp, x, dy):
+    x = x.detach().requires_grad_(True)
+    mlp.zero_grad(set_to_none=True)
+    mlp(x).backward(dy)
+    return [x.grad] + [p.grad for p in mlp.parameters()]
+
+
+@unittest.skipUnless(HAVE_GPU, NO_GPU)
+class BackwardOpTests(unittest.TestCase):
+    def test_matches_eager_autograd(self):
+        for shape in ((1,), (7,), (5, 9), (37, 200), (8192, 3072)):
+            with self.subTest(shape=shape):
+                g = uniform(*shape, bound=6.0, seed=1).requires_grad_(True)
+                u = uniform(*shape, bound=6.0, seed=2).requires_grad_(True)
+                dh = uniform(*shape, bound=6.0, seed=3)
+                (F.gelu(g, approximate="tanh") * u).backward(dh)
+                dg, du = ops.gelu_mul_backward(dh, g.detach(), u.detach())
+                self.assertTrue(torch.isfinite(dg).all() and torch.isfinite(du).all())
+                torch.testing.assert_close(dg, g.grad, **ELEMENTWISE_TOL)
+                torch.testing.assert_close(du, u.grad, **ELEMENTWISE_TOL)
+
+    def test_gelu_mul_gradients_are_its_backward_ops(self):
+        g = uniform(64, 96, bound=6.0, seed=4).requires_grad_(True)
+        u = uniform(64, 96, bound=6.0, seed=5).requires_grad_(True)
+        dh = uniform(64, 96, seed=6)
+        ops.gelu_mul(g, u).backward(dh)
+        dg, du = ops.gelu_mul_backward(dh, g.detach(), u.detach())
+        self.assertTrue(torch.equal(g.grad, dg) and torch.equal(u.grad, du))
+
+    def test_opcheck_with_gradients(self):
+        g = uniform(16, 40, bound=3.0, seed=7).requires_grad_(True)
+        u = uniform(16, 40, bound=3.0, seed=8).requires_grad_(True)
+        torch.library.opcheck(ops.gelu_mul, (g, u))
+        x = uniform(2, 8, 64, seed=9).requires_grad_(True)
+        w_gate = uniform(48, 64, bound=0.125, seed=10).requires_grad_(True)
+        w_up = uniform(48, 64, bound=0.125, seed=11).requires_grad_(True)
+        torch.library.opcheck(ops.geglu_gemm, (x, w_gate, w_up))
+        torch.library.opcheck(ops.gelu_mul_backward, (g.detach(), g.detach(), u.detach()))
+
+    def test_refusals(self):
+        t = uniform(10)
+        for pattern, args in (
+                (r"^ladder::gelu_mul_backward: g must be bfloat16, got Float$", (t, t.float(), t)),
+                (r"^ladder::gelu_mul_backward: dh, g and u must have the same shape, got \[10\], \[10\] and \[5\]$",
+                 (t, t, t[:5])),
+                (r"^ladder::gelu_mul_backward: dh must be contiguous", (t[::2], t[:5], t[:5]))):
+            with self.subTest(pattern=pattern):
+                with self.assertRaisesRegex(RuntimeError, pattern):
+                    ops.gelu_mul_backward(*args)
+
+
+@unittest.skipUnless(HAVE_GPU, NO_GPU)
+class ModuleTests(unittest.TestCase):
+    def test_gradients_match_the_blogs_mlp(self):
+        # recompute=False: nn.Linear + gelu_mul, any shape. recompute=True: geglu_gemm, dim and hidden multiples of 8.
+        cases = [(False, (64, 128), 768, 3072), (False, (1, 37), 24, 13), (True, (64, 128), 768, 3072),
+                 (True, (1, 37), 24, 40)]
+        for recompute, lead, dim, hidden in cases:
+            with self.subTest(recompute=recompute, lead=lead, dim=dim, hidden=hidden):
+                eager, ours = pair(dim, hidden, recompute)
+                x, dy = uniform(*lead, dim, seed=12), uniform(*lead, dim, seed=13)
+                want, got = gradients(eager, x, dy), gradients(ours, x, dy)
+                for name, a, b in zip(("x", "gate", "up", "down"), got, want):
+                    self.assertTrue(torch.isfinite(a).all(), name)
+                    self.assertEqual(a.shape, b.shape, name)
+                    self.assertLess(relative_error(a, b), 2e-2, name)
+
+    def test_adamw_losses_follow_eager(self):
+        for recompute in (False, True):
+            with self.subTest(recompute=recompute):
+                eager, ours = pair(256, 512, recompute)
+                x, target = uniform(8, 64, 256, seed=14), uniform(8, 64, 256, bound=0.1, seed=15)
+                losses = []
+                for mlp in (eager, ours):
+                    opt = torch.optim.AdamW(mlp.parameters(), lr=1e-3)
+                    run = []
+                    for _ in range(20):
+                        opt.zero_grad(set_to_none=True)
+                        loss = F.mse_loss(mlp(x).float(), target.float())
+                        loss.backward()
+                        opt.step()
+                        run.append(loss.item())
+                    losses.append(run)
+                self.assertLess(losses[1][-1], losses[1][0])  # it learns
+                for step, (a, b) in enumerate(zip(*losses)):
+                    self.assertAlmostEqual(a, b, delta=2e-2 * abs(a), msg=f"step {step}")
+
+    def test_compiled_training_step(self):
+        for recompute in (False, True):
+            with self.subTest(recompute=recompute):
+                torch._dynamo.reset()
+                eager, ours = pair(128, 256, recompute)
+                x, dy = uniform(4, 32, 128, seed=16), uniform(4, 32, 128, seed=17)
+                compiled = torch.compile(lambda t: (ours(t).float() * dy.float()).sum(), fullgraph=True)
+                xg = x.detach().requires_grad_(True)
+                compiled(xg).backward()
+                got = [xg.grad] + [p.grad for p in ours.parameters()]
+                want = gradients(eager, x, dy)
+                for name, a, b in zip(("x", "gate", "up", "down"), got, want):
+                    self.assertLess(relative_error(a, b), 2e-2, name)
+
+
+if __name__ == "__main__":
+    unittest.main()

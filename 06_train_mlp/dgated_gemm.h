@@ -1,0 +1,38 @@
+// The epilogue mode's backward GEMM: dh = dy @ W_down with the backward of h = gelu(g) * u in its epilogue
+// (dgated_gemm.cu, Hopper only), and the op the chapter calls (dgated_gemm_op.cu).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "gpu/tensor.h"
+
+namespace ch06 {
+
+// Empty when the epilogue mode runs here, else the one line saying why not: its kernel exists only in a build for
+// sm_90 (CMAKE_CUDA_ARCHITECTURES with 90) and runs only on a GPU of compute capability 9.0; dim and hidden must be
+// multiples of 8 (TMA's 16-byte rows).
+std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hidden);
+
+// From dy [M, dim], W_down [dim, hidden] (as nn.Linear stores it), g and u [M, hidden]: dh = dy @ W_down stays on
+// chip; writes dg and du (views [M, hidden] with row stride ld, e.g. the halves of [dg | du]) with eager's roundings
+// from dh rounded to bf16, and h = gelu(g) * u [M, hidden] as the forward's gelu_mul computes it. Opens the cpu_op
+// range "ladder::dgated_gemm"; makes W_down^T with a transposing copy ("ladder::transpose") into `w_down_t` [hidden,
+// dim] first. All bf16; ladder::Error for anything else.
+void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& w_down_t,
+                 const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du,
+                 const ladder::Tensor& h);
+
+// The kernel's launcher (dgated_gemm.cu): w_down_t [hidden, dim] row-major; dg and du with row stride ld_dgu; g, u
+// and h contiguous [M, hidden]. Only in a build with sm_90a code (LADDER_HAVE_SM90A).
+void launch_dgated_gemm(const __nv_bfloat16* dy, const __nv_bfloat16* w_down_t, const __nv_bfloat16* g,
+                        const __nv_bfloat16* u, __nv_bfloat16* dg, __nv_bfloat16* du, int64_t ld_dgu, __nv_bfloat16* h,
+                        int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream);
+
+// out[c, r] = in[r, c] for a rows x cols bf16 matrix (both contiguous): 32 x 32 tiles through shared memory.
+void launch_transpose(const __nv_bfloat16* in, __nv_bfloat16* out, int64_t rows, int64_t cols, cudaStream_t stream);
+
+}  // namespace ch06

@@ -1,0 +1,94 @@
+// The host side of the epilogue mode's backward GEMM (dgated_gemm.cu): its rules, the transposing copy that gives it
+// W_down^T, and the op. Built for every architecture; the kernel itself only for sm_90a.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "04_epilogue_mlp/launch.h"
+#include "06_train_mlp/dgated_gemm.h"
+#include "base/error.h"
+#include "cuda/check.h"
+#include "gpu/ops.h"
+#include "gpu/stream.h"
+
+#ifndef LADDER_HAVE_SM90A
+#define LADDER_HAVE_SM90A 0
+#endif
+
+namespace ch06 {
+namespace {
+
+using bf16 = __nv_bfloat16;
+constexpr int kTile = 32;
+
+// One 32 x 32 tile per block of 32 x 8 threads: read rows of `in` (coalesced), write rows of `out` (coalesced) through
+// a shared tile padded by one column, so the column reads hit 32 different banks.
+__global__ void __launch_bounds__(kTile * 8) transpose_kernel(const bf16* in, bf16* out, int64_t rows, int64_t cols) {
+  __shared__ bf16 tile[kTile][kTile + 1];
+  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile, c0 = static_cast<int64_t>(blockIdx.x) * kTile;
+  for (int k = threadIdx.y; k < kTile; k += 8) {
+    const int64_t r = r0 + k, c = c0 + threadIdx.x;
+    if (r < rows && c < cols) tile[k][threadIdx.x] = in[r * cols + c];
+  }
+  __syncthreads();
+  for (int k = threadIdx.y; k < kTile; k += 8) {
+    const int64_t c = c0 + k, r = r0 + threadIdx.x;  // out row c, column r
+    if (r < rows && c < cols) out[c * rows + r] = tile[threadIdx.x][k];
+  }
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw ladder::Error("dgated_gemm: " + what);
+}
+
+}  // namespace
+
+void launch_transpose(const bf16* in, bf16* out, int64_t rows, int64_t cols, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
+  transpose_kernel<<<grid, dim3(kTile, 8), 0, stream>>>(in, out, rows, cols);
+  CUDA_CHECK_LAUNCH();
+}
+
+std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hidden) {
+  if (!LADDER_HAVE_SM90A) return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES including 90)";
+  if (major != 9 || minor != 0)
+    return fmt::format("its kernel (wgmma, TMA) runs on compute capability 9.0 only, this GPU is {}.{}", major, minor);
+  if (dim % 8 != 0 || hidden % 8 != 0)
+    return fmt::format("dim = {} and hidden = {} must be multiples of 8 (TMA copies rows of 16-byte multiples)", dim,
+                       hidden);
+  return "";
+}
+
+void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& w_down_t,
+                 const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du,
+                 const ladder::Tensor& h) {
+  ladder::OpRange range("ladder::dgated_gemm", {&dy, &w_down, &g, &u});
+  const int64_t dim = w_down.dim() == 2 ? w_down.size(0) : -1, hidden = w_down.dim() == 2 ? w_down.size(1) : -1;
+  require(dim > 0 && dy.dim() >= 1 && dy.size(-1) == dim, "dy must be [..., dim > 0] and W_down [dim, hidden]");
+  const int64_t M = dy.numel() / std::max<int64_t>(dim, 1);
+  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "dy", dy, M * dim);
+  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "W_down", w_down, dim * hidden);
+  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "W_down^T", w_down_t, dim * hidden);
+  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "g", g, M * hidden);
+  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "u", u, M * hidden);
+  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "h", h, M * hidden);
+  for (const ladder::Tensor* t : {&dg, &du})
+    require(t->dtype == ladder::DType::BF16 && t->dim() == 2 && t->size(0) == M && t->size(1) == hidden &&
+                t->stride(1) == 1 && t->stride(0) >= hidden && t->stride(0) % 2 == 0,
+            "dg and du must be bf16 [M, hidden] views with unit column stride and an even row stride");
+  require(dg.stride(0) == du.stride(0), "dg and du must have the same row stride");
+  const ch04::DeviceInfo& gpu = ch04::current_device();  // asked once per device
+  const std::string why = dgated_gemm_cannot_run(gpu.major, gpu.minor, dim, hidden);
+  require(why.empty(), why);
+  {
+    ladder::OpRange t("ladder::transpose", {&w_down});
+    launch_transpose(w_down.ptr<bf16>(), w_down_t.ptr<bf16>(), dim, hidden, ladder::current_stream());
+  }
+#if LADDER_HAVE_SM90A
+  launch_dgated_gemm(dy.ptr<bf16>(), w_down_t.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), dg.ptr<bf16>(), du.ptr<bf16>(),
+                     dg.stride(0), h.ptr<bf16>(), M, dim, hidden, ladder::current_stream());
+#endif
+}
+
+}  // namespace ch06

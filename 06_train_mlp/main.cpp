@@ -1,0 +1,151 @@
+// 06_train_mlp: one training step of the GeGLU MLP: the forward, then the backward for a given dy (random, seeded),
+// giving dx, dW_gate, dW_up and dW_down, each checked against a float64 CPU reference.
+//
+// What this rung shows: the backward pass in a trace. Six GEMMs where the forward had three, under the names of
+// PyTorch's autograd nodes (MmBackward0, MulBackward0, GeluBackward0), and what the forward must keep alive for them.
+// --mode eager runs what PyTorch's autograd runs, op for op; --mode fused keeps g and u instead of gelu(g), runs one
+// hand-written kernel for the whole backward of gelu(g) * u, and treats gate and up as one stacked Linear; --mode
+// epilogue keeps g and u and runs that backward in the epilogue of a hand-written dh = dy @ W_down (Hopper); --mode
+// recompute keeps only x and makes g, u and h again in the backward.
+//
+// Guess before you look: how much longer than the forward is the backward, which kernels are new, and how many bytes
+// per token does each mode keep between the two?
+//
+// Run:   build/06_train_mlp --batch 64 --seq 128 --dim 768 --hidden 3072 --mode eager
+// Trace: traces/06_train_mlp_eager_b64_s128_d768_h3072.json
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <tuple>
+
+#include "06_train_mlp/mlp.h"
+#include "06_train_mlp/reference.h"
+#include "chapter/chapter.h"
+#include "gpu/allocator.h"
+#include "gpu/memory.h"
+#include "gpu/values.h"
+#include "profiler/profiler.h"
+#include "work/ladder_ops.h"
+
+using namespace ladder;
+
+int main(int argc, char** argv) {
+  int64_t batch = 64, seq = 128, dim = 768, hidden = 3072;
+  std::string mode_arg = "eager";
+  CommonOptions common;
+  CLI::App app{"06_train_mlp: the GeGLU MLP's forward and backward, one training step"};
+  for (auto [name, var, what] : {std::tuple{"--batch", &batch, "sequences in x"},
+                                 {"--seq", &seq, "tokens per sequence (x has batch x seq rows)"},
+                                 {"--dim", &dim, "model width: features of x and y"},
+                                 {"--hidden", &hidden, "hidden width of the MLP: features of gate(x) and up(x)"}})
+    app.add_option(name, *var, what)->check(int_range(1, kMaxDim))->capture_default_str();
+  app.add_option("--mode", mode_arg,
+                 "eager (PyTorch's autograd, op for op), fused (one gelu_mul backward kernel), epilogue (the gelu_mul "
+                 "backward in the epilogue of the backward's first GEMM; Hopper) or recompute (04's forward kernel, "
+                 "only x kept, g, u and h made again in the backward)")
+      ->capture_default_str();
+  add_common_options(app, common);
+  if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
+
+  return run_main([&] {
+    const ch06::Mode mode = ch06::parse_mode(mode_arg);  // a bad --mode is a usage error, before any GPU work
+    if (const std::string why = ch06::mode_cannot_run(mode, dim, hidden); !why.empty()) throw UsageError(why);
+    ladder::register_ladder_ops_work();  // the report prints the bytes of our ops (work/ladder_ops.h)
+    const GpuInfo gpu = start_on_gpu(common);
+    if (const std::string why = ch06::mode_cannot_run(mode, dim, hidden, gpu.major, gpu.minor); !why.empty())
+      throw UsageError(why);
+    const DType dt = DType::BF16;
+    const int64_t rows = batch * seq;
+    // Inputs, weights, gradients, and at most eight [rows, hidden] tensors the step writes.
+    require_fits({{rows, dim},
+                  {rows, dim},
+                  {rows, dim},
+                  {rows, dim},
+                  {rows, dim},
+                  {4 * hidden, dim},
+                  {2 * dim, hidden},
+                  {8 * rows, hidden}},
+                 dt);
+
+    // Random inputs made on the GPU; the CPU makes the same values (random_values) for its reference.
+    const float bd = 1.0f / std::sqrt(float(dim)), bh = 1.0f / std::sqrt(float(hidden));
+    const uint64_t sx = common.seed + 1, sgu = common.seed + 2, sdown = common.seed + 4, sdy = common.seed + 5;
+    ch06::Params p;
+    p.x = random_tensor({batch, seq, dim}, sx, dt);
+    p.dy = random_tensor({batch, seq, dim}, sdy, dt);
+    p.w_gate_up = random_tensor({2 * hidden, dim}, sgu, dt, -bd, bd);  // [gate.weight; up.weight]
+    p.w_down = random_tensor({dim, hidden}, sdown, dt, -bh, bh);       // down.weight
+    const ch06::Grads d = ch06::grads_like(p);
+    ch06::TrainStep step(mode, p, d);
+
+    // The checked step. Every block the allocator hands out during it starts as NaN, and so do the gradients, so an
+    // element a kernel leaves unwritten fails the check. The allocator's totals say what the forward keeps for the
+    // backward (what it left allocated, less y) and how high the step went.
+    std::vector<std::pair<std::string, size_t>> held;
+    int64_t held_measured = 0, peak = 0;
+    {
+      const PoisonAllocations poison_blocks;
+      for (const Tensor* t : {&d.dx, &d.dw_gate_up, &d.dw_down}) poison(*t);
+      step.keep_dg_du(true);
+      const int64_t before = memory_totals().allocated;
+      reset_peak_allocated();
+      step.forward();
+      held = step.held_for_backward();
+      held_measured = memory_totals().allocated - before - static_cast<int64_t>(step.y().nbytes());
+      step.backward();  // the copies of the check below wait for it
+      peak = memory_totals().peak_allocated - before;
+    }
+    ch06::GradReference ref({rows, dim, hidden, random_values(rows * dim, sx, dt), random_values(rows * dim, sdy, dt),
+                             random_values(2 * hidden * dim, sgu, dt, -bd, bd),
+                             random_values(dim * hidden, sdown, dt, -bh, bh)});
+    std::vector<int64_t> all_dim = ch06::evenly(dim, dim), some_hidden = ch06::evenly(hidden, 12);
+    const Tolerance tol = tolerance_for(dt, rows);
+    fmt::print("mode: {}\n", ch06::mode_name(mode));
+    fmt::print("check dx:      {}\n",
+               check_output(
+                   d.dx, rows, dim, {ch06::evenly(rows, 12), all_dim},
+                   [&](int64_t m, const auto& cols, double* out) { ref.dx_row(m, cols, out); }, tol, "dx"));
+    fmt::print("check dW_gate: {}\n",
+               check_output(
+                   d.dw_gate(), hidden, dim, {some_hidden, all_dim},
+                   [&](int64_t j, const auto& cols, double* out) { ref.dw_gate_row(j, cols, out); }, tol, "dW_gate"));
+    fmt::print("check dW_up:   {}\n",
+               check_output(
+                   d.dw_up(), hidden, dim, {some_hidden, all_dim},
+                   [&](int64_t j, const auto& cols, double* out) { ref.dw_up_row(j, cols, out); }, tol, "dW_up"));
+    fmt::print("check dW_down: {}\n",
+               check_output(
+                   d.dw_down, dim, hidden, {ch06::evenly(dim, 64), some_hidden},
+                   [&](int64_t n, const auto& cols, double* out) { ref.dw_down_row(n, cols, out); }, tol, "dW_down"));
+    size_t held_sum = 0;
+    std::string names;
+    for (const auto& [name, bytes] : held) {
+      held_sum += bytes;
+      names += (names.empty() ? "" : ", ") + name;
+    }
+    fmt::print(
+        "held for backward beyond x and the weights: {} = {:.1f} MB (x: {:.1f} MB); the allocator: {:.1f} MB "
+        "left allocated by the forward besides y, peak {:.1f} MB above the step's start\n",
+        names.empty() ? "nothing" : names, held_sum / 1e6, p.x.nbytes() / 1e6, held_measured / 1e6, peak / 1e6);
+    // dg and du are bit-identical in every mode: the fused kernel rounds as eager's three kernels do.
+    fmt::print("output checksum: {:#018x} (dg and du)\n", step.dg_du_checksum());
+    step.keep_dg_du(false);
+
+    if (common.check_only) return 0;
+
+    auto train_step = [&] {
+      {
+        Range fwd("mlp_fwd");
+        step.forward();
+      }
+      Range bwd("mlp_bwd");
+      step.backward();
+    };
+    const Trace trace = profile_forward(common, "mlp_train_step", train_step);
+    report(trace, gpu, common, "mlp_train_step", train_step,
+           trace_path(common, "06_train_mlp",
+                      fmt::format("{}_b{}_s{}_d{}_h{}", ch06::mode_name(mode), batch, seq, dim, hidden)));
+    return 0;
+  });
+}

@@ -1,0 +1,305 @@
+// See mlp.h. The eager backward is written in the order PyTorch's autograd engine runs it for this graph: it takes
+// the ready node with the highest sequence number first, so the down Linear, then mul, then gelu (created after up's
+// nodes in the forward), then up's Linear, then gate's. Each node is two ranges, as in torch's trace:
+// "autograd::engine::evaluate_function: <Node>" around "<Node>", with the aten ops it calls inside. What each node
+// computes follows derivatives.yaml: MmBackward0 of out = mat1 @ mat2 gives mat1's gradient as grad @ mat2^T and, since
+// mat2 = W^T is column-major, mat2's as (grad^T @ mat1)^T, whose TBackward0 transposes it back into dW with no copy.
+#include "06_train_mlp/mlp.h"
+
+#include <cuda_runtime.h>
+
+#include "03_fused_mlp/kernels.cuh"
+#include "03_simple_mlp/kernels.cuh"
+#include "04_epilogue_mlp/kernels.cuh"
+#include "06_train_mlp/dgated_gemm.h"
+#include "06_train_mlp/kernels.cuh"
+#include "base/error.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
+#include "gpu/ops.h"
+#include "profiler/profiler.h"
+
+namespace ch06 {
+
+using ladder::Range;
+using ladder::Tensor;
+namespace ops = ladder::ops;
+
+Mode parse_mode(const std::string& name) {
+  if (name == "eager") return Mode::Eager;
+  if (name == "fused") return Mode::Fused;
+  if (name == "epilogue") return Mode::Epilogue;
+  if (name == "recompute") return Mode::Recompute;
+  throw ladder::UsageError("--mode: unknown mode '" + name + "'; the modes are eager, fused, epilogue and recompute");
+}
+
+std::string mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::Eager:
+      return "eager";
+    case Mode::Fused:
+      return "fused";
+    case Mode::Epilogue:
+      return "epilogue";
+    case Mode::Recompute:
+      break;
+  }
+  return "recompute";
+}
+
+std::string mode_cannot_run(Mode mode, int64_t dim, int64_t hidden, int major, int minor) {
+  std::string why;
+  if (mode == Mode::Recompute) why = ch04::geglu_gemm_shape_rule(dim, hidden);
+  if (mode == Mode::Epilogue && major >= 0) why = dgated_gemm_cannot_run(major, minor, dim, hidden);
+  if (mode == Mode::Epilogue && major < 0 && (dim % 8 != 0 || hidden % 8 != 0))
+    why = dgated_gemm_cannot_run(9, 0, dim, hidden);  // the size rule alone, before the GPU is known
+  return why.empty() ? "" : "--mode " + mode_name(mode) + ": " + why;
+}
+
+namespace {
+
+// Rows [first, first + count) of a contiguous 2-D tensor: a contiguous view sharing its storage.
+Tensor rows_of(const Tensor& t, int64_t first, int64_t count) {
+  Tensor v = t;
+  v.data = t.ptr<char>() + first * t.size(1) * ladder::dtype_size(t.dtype);
+  v.shape = {count, t.size(1)};
+  return v;
+}
+
+// Columns [first, first + count) of a contiguous 2-D tensor: a view whose rows keep the full row stride.
+Tensor cols_of(const Tensor& t, int64_t first, int64_t count) {
+  Tensor v = t;
+  v.data = t.ptr<char>() + first * ladder::dtype_size(t.dtype);
+  v.shape = {t.size(0), count};
+  return v;
+}
+
+// One node of the autograd graph as torch's trace shows it.
+struct Node {
+  Range outer, inner;
+  explicit Node(const std::string& name)
+      : outer("autograd::engine::evaluate_function: " + name, ladder::Cat::CpuOp), inner(name, ladder::Cat::CpuOp) {}
+};
+
+void accumulate_grad() {  // the first gradient of a leaf is stored as it is: no kernel
+  Node n("torch::autograd::AccumulateGrad");
+}
+
+void fnv(uint64_t& h, const std::vector<uint16_t>& bits) {
+  for (uint16_t b : bits) {
+    for (int k = 0; k < 2; ++k) {
+      h ^= (b >> (8 * k)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  }
+}
+
+std::vector<uint16_t> host_bits(const Tensor& t) {  // a bf16 [rows, cols] view with unit column stride
+  std::vector<uint16_t> bits(static_cast<size_t>(t.size(0) * t.size(1)));
+  if (bits.empty()) return bits;
+  CUDA_CHECK(cudaMemcpy2D(bits.data(), t.size(1) * 2, t.data, t.stride(0) * 2, t.size(1) * 2, t.size(0),
+                          cudaMemcpyDeviceToHost));
+  return bits;
+}
+
+}  // namespace
+
+Tensor Params::w_gate() const { return rows_of(w_gate_up, 0, w_gate_up.size(0) / 2); }
+Tensor Params::w_up() const { return rows_of(w_gate_up, w_gate_up.size(0) / 2, w_gate_up.size(0) / 2); }
+Tensor Grads::dw_gate() const { return rows_of(dw_gate_up, 0, dw_gate_up.size(0) / 2); }
+Tensor Grads::dw_up() const { return rows_of(dw_gate_up, dw_gate_up.size(0) / 2, dw_gate_up.size(0) / 2); }
+
+Grads grads_like(const Params& p) {
+  return {ladder::empty(p.x.shape, p.x.dtype), ladder::empty(p.w_gate_up.shape, p.w_gate_up.dtype),
+          ladder::empty(p.w_down.shape, p.w_down.dtype)};
+}
+
+TrainStep::TrainStep(Mode mode, const Params& params, const Grads& grads)
+    : mode_(mode), p_(params), d_(grads), dim_(params.x.size(-1)), hidden_(params.w_down.size(1)) {
+  rows_ = p_.x.numel() / dim_;
+}
+
+void TrainStep::forward() {
+  const auto dt = ladder::DType::BF16;
+  // The Linears take x as [batch, seq, dim] (aten::linear folds the leading dims into rows) and write [rows, hidden].
+  const ladder::Shape shape3 = {p_.x.size(0), p_.x.size(1), hidden_};
+  if (mode_ == Mode::Recompute) {
+    h_ = ladder::empty({rows_, hidden_}, dt);
+    ch04::geglu_gemm(p_.x, p_.w_gate(), p_.w_up(), h_);  // g and u never leave the chip
+    y_ = ladder::empty(p_.x.shape, dt);
+    ops::linear(h_.reshape(shape3), p_.w_down, nullptr, y_);
+    h_ = {};  // not kept: the backward makes it again
+    return;
+  }
+  g_ = ladder::empty({rows_, hidden_}, dt);
+  ops::linear(p_.x, p_.w_gate(), nullptr, g_.reshape(shape3));
+  u_ = ladder::empty({rows_, hidden_}, dt);
+  ops::linear(p_.x, p_.w_up(), nullptr, u_.reshape(shape3));
+  h_ = ladder::empty({rows_, hidden_}, dt);
+  if (mode_ == Mode::Eager) {
+    a_ = ladder::empty({rows_, hidden_}, dt);
+    ch03::gelu(g_, a_);  // a = gelu(g), kept for MulBackward0
+    ch03::mul(a_, u_, h_);
+  } else {
+    ch03::gelu_mul(g_, u_, h_);  // gelu(g) never stored: the backward recomputes it
+  }
+  y_ = ladder::empty(p_.x.shape, dt);
+  ops::linear(h_.reshape(shape3), p_.w_down, nullptr, y_);
+  if (mode_ == Mode::Epilogue) h_ = {};  // not kept: the backward GEMM's epilogue makes it again
+}
+
+void TrainStep::backward() {
+  const auto dt = ladder::DType::BF16;
+  const Tensor x2 = p_.x.reshape({rows_, dim_});
+  Tensor dy2;
+  {
+    Node n("UnsafeViewBackward0");
+    dy2 = ops::reshape(p_.dy, {rows_, dim_});
+  }
+  if (mode_ == Mode::Epilogue) {
+    {
+      // down's dgrad and the gelu_mul backward in one kernel: dh stays on chip; dg, du and h come out.
+      Node n("DgatedGemmBackward");
+      dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);
+      dg_ = cols_of(dgu_, 0, hidden_);
+      du_ = cols_of(dgu_, hidden_, hidden_);
+      h_ = ladder::empty({rows_, hidden_}, dt);
+      w_down_t_ = ladder::empty({hidden_, dim_}, dt);
+      dgated_gemm(dy2, p_.w_down, w_down_t_, g_, u_, dg_, du_, h_);
+    }
+    w_down_t_ = g_ = u_ = {};
+    {
+      Node n("MmBackward0");  // down's weight gradient, from the h the epilogue made
+      ops::mm(ops::t(dy2), h_, d_.dw_down);
+    }
+    h_ = {};
+    {
+      Node n("MmBackward0");  // gate and up as one Linear of the stacked weight, as in fused
+      ops::mm(dgu_, p_.w_gate_up, d_.dx.reshape({rows_, dim_}));
+      ops::mm(ops::t(dgu_), x2, d_.dw_gate_up);
+    }
+    if (!keep_dg_du_) dgu_ = dg_ = du_ = {};
+    y_ = {};
+    return;
+  }
+  if (mode_ == Mode::Recompute) {
+    // The forward kept only x: g, u and h again, before the first node that needs them (down's, for h).
+    Node n("GegluGemmBackward");
+    g_ = ladder::empty({rows_, hidden_}, dt);
+    ops::mm(x2, ops::t(p_.w_gate()), g_);
+    u_ = ladder::empty({rows_, hidden_}, dt);
+    ops::mm(x2, ops::t(p_.w_up()), u_);
+    h_ = ladder::empty({rows_, hidden_}, dt);
+    ch03::gelu_mul(g_, u_, h_);
+  }
+  {
+    // down: y = h @ W_down^T. dh = dy @ W_down; dW_down = (dy^T @ h), written straight into the gradient.
+    Node n("MmBackward0");
+    const Tensor mat2 = p_.w_down.t();
+    dh_ = ladder::empty({rows_, hidden_}, dt);
+    ops::mm(dy2, ops::t(mat2), dh_);
+    ops::mm(ops::t(dy2), h_, d_.dw_down);
+    ops::t(d_.dw_down);
+  }
+  h_ = {};                     // down's saved input, released with its node
+  if (mode_ != Mode::Eager) {  // fused, and recompute from here on
+    {
+      Node n("GeluMulBackward");  // the fused op's own node: dg and du in one kernel, side by side in [dg | du]
+      dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);
+      dg_ = cols_of(dgu_, 0, hidden_);
+      du_ = cols_of(dgu_, hidden_, hidden_);
+      gelu_mul_backward(dh_, g_, u_, dg_, du_);
+    }
+    dh_ = g_ = u_ = {};
+    {
+      // gate and up as one Linear of the stacked weight: dx = [dg | du] @ [W_gate; W_up], [dW_gate; dW_up] =
+      // [dg | du]^T @ x. One GEMM each, with K = 2 hidden for dx.
+      Node n("MmBackward0");
+      ops::mm(dgu_, p_.w_gate_up, d_.dx.reshape({rows_, dim_}));
+      ops::mm(ops::t(dgu_), x2, d_.dw_gate_up);
+    }
+    if (!keep_dg_du_) dgu_ = dg_ = du_ = {};
+    y_ = {};
+    return;
+  }
+  {
+    Node n("ViewBackward0");
+    ops::reshape(dh_, {p_.x.size(0), p_.x.size(1), hidden_});
+  }
+  {
+    Node n("TBackward0");
+    ops::t(d_.dw_down.t());
+  }
+  accumulate_grad();
+  {
+    Node n("MulBackward0");  // h = a * u: grad of a is dh * u, grad of u is dh * a
+    dh_u_ = ladder::empty({rows_, hidden_}, dt);
+    ch03::mul(dh_, u_, dh_u_);
+    du_ = ladder::empty({rows_, hidden_}, dt);
+    ch03::mul(dh_, a_, du_);
+  }
+  dh_ = a_ = u_ = {};
+  {
+    Node n("GeluBackward0");
+    dg_ = ladder::empty({rows_, hidden_}, dt);
+    gelu_backward(dh_u_, g_, dg_);
+  }
+  dh_u_ = g_ = {};
+  // up, then gate: each Linear's nodes, as for down. x's two gradients meet in the engine's input buffer, which adds
+  // the second to the first in place (aten::add_ under the node that produced the second).
+  const Tensor dx2 = d_.dx.reshape({rows_, dim_});
+  for (int which = 0; which < 2; ++which) {
+    const bool up = which == 0;
+    const Tensor w = up ? p_.w_up() : p_.w_gate(), dw = up ? d_.dw_up() : d_.dw_gate();
+    if (!up) dx_part_ = ladder::empty({rows_, dim_}, dt);
+    const Tensor dx_here = up ? dx2 : dx_part_;
+    Tensor grad2;
+    {
+      Node n("UnsafeViewBackward0");
+      grad2 = ops::reshape(up ? du_ : dg_, {rows_, hidden_});
+    }
+    {
+      Node n("MmBackward0");
+      ops::mm(grad2, ops::t(w.t()), dx_here);
+      ops::mm(ops::t(grad2), x2, dw);
+      ops::t(dw);
+    }
+    grad2 = {};
+    if (!keep_dg_du_) (up ? du_ : dg_) = {};  // its last user ran: released
+    {
+      Node n("ViewBackward0");
+      ops::reshape(dx_here, p_.x.shape);
+      if (!up) add_(dx2, dx_part_);
+    }
+    {
+      Node n("TBackward0");
+      ops::t(dw.t());
+    }
+    accumulate_grad();
+  }
+  dx_part_ = {};
+  accumulate_grad();  // x's
+  y_ = {};
+}
+
+std::vector<std::pair<std::string, size_t>> TrainStep::held_for_backward() const {
+  if (mode_ == Mode::Eager)
+    return {{"g", g_.nbytes()}, {"gelu(g)", a_.nbytes()}, {"u", u_.nbytes()}, {"h", h_.nbytes()}};
+  if (mode_ == Mode::Recompute) return {};
+  if (mode_ == Mode::Epilogue) return {{"g", g_.nbytes()}, {"u", u_.nbytes()}};
+  return {{"g", g_.nbytes()}, {"u", u_.nbytes()}, {"h", h_.nbytes()}};
+}
+
+void TrainStep::keep_dg_du(bool keep) {
+  keep_dg_du_ = keep;
+  if (!keep) dgu_ = dg_ = du_ = {};
+}
+
+uint64_t TrainStep::dg_du_checksum() const {
+  uint64_t h = 0xcbf29ce484222325ull;
+  fnv(h, host_bits(dg_));
+  fnv(h, host_bits(du_));
+  return h;
+}
+
+}  // namespace ch06

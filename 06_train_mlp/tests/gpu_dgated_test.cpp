@@ -1,0 +1,141 @@
+// GPU tests of the epilogue mode's backward GEMM (dgated_gemm.cu): dh = dy @ W_down with the gelu_mul backward in its
+// epilogue. Skipped without a GPU, and on a GPU or build it cannot run on (it says why).
+//
+// What is checked, at odd and at the blog's shapes:
+//  - dg, du and h against a float64 CPU reference (dh rounded to bf16 as the kernel rounds it), on sampled rows, and
+//    every element of [dg | du] and h finite (they start as NaN, so an element the kernel does not write fails);
+//  - h bit for bit what 03's gelu_mul makes from the same g and u, and W_down^T the exact transpose;
+//  - dg and du against the fused mode's (cuBLAS dh, then gelu_mul_backward): the same bits wherever the two float32
+//    sums of dh round to the same bf16, so all but a small fraction.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "03_fused_mlp/kernels.cuh"
+#include "04_epilogue_mlp/launch.h"
+#include "06_train_mlp/dgated_gemm.h"
+#include "06_train_mlp/kernels.cuh"
+#include "06_train_mlp/reference.h"
+#include "chapter/compare.h"
+#include "chapter/reference.h"
+#include "cuda/check.h"
+#include "gpu/memory.h"
+#include "gpu/ops.h"
+#include "gpu/tests/kernel_test_util.h"
+#include "gpu/values.h"
+
+namespace {
+
+using ladder::DType;
+using ladder::Tensor;
+using namespace ladder::testing;
+
+double bf(double v) { return ladder::round_to(DType::BF16, static_cast<float>(v)); }
+
+double gelu_derivative(double x) {
+  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  const double t = std::tanh(k * (x + c * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
+}
+
+Tensor columns(const Tensor& t, int64_t first, int64_t count) {  // [rows, count] view of a contiguous [rows, n]
+  Tensor v = ladder::view_of(t.ptr<bf16>() + first, DType::BF16, {t.size(0), count});
+  v.strides = {t.size(1), 1};
+  return v;
+}
+
+TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
+  SKIP_WITHOUT_GPU();
+  const ch04::DeviceInfo& gpu = ch04::current_device();
+  if (const std::string why = ch06::dgated_gemm_cannot_run(gpu.major, gpu.minor, 8, 8); !why.empty())
+    GTEST_SKIP() << why;
+  for (auto [M, dim, hidden] :
+       {std::tuple<int64_t, int64_t, int64_t>{1, 64, 256}, {37, 72, 264}, {200, 768, 520}, {8192, 768, 3072}}) {
+    SCOPED_TRACE("M " + std::to_string(M) + ", dim " + std::to_string(dim) + ", hidden " + std::to_string(hidden));
+    const uint64_t seed = 900 + M + dim + hidden;
+    const float bh = 1.0f / std::sqrt(float(hidden));
+    const std::vector<float> hdy = ladder::random_values(M * dim, seed, DType::BF16);
+    const std::vector<float> hwd = ladder::random_values(dim * hidden, seed + 1, DType::BF16, -bh, bh);
+    const std::vector<float> hg = ladder::random_values(M * hidden, seed + 2, DType::BF16, -3.0f, 3.0f);
+    const std::vector<float> hu = ladder::random_values(M * hidden, seed + 3, DType::BF16, -3.0f, 3.0f);
+    const Tensor dy = ladder::to_device(hdy, {M, dim}, DType::BF16),
+                 wd = ladder::to_device(hwd, {dim, hidden}, DType::BF16);
+    const Tensor g = ladder::to_device(hg, {M, hidden}, DType::BF16),
+                 u = ladder::to_device(hu, {M, hidden}, DType::BF16);
+    const Tensor dgu = ladder::empty({M, 2 * hidden}, DType::BF16), h = ladder::empty({M, hidden}, DType::BF16);
+    const Tensor wdt = ladder::empty({hidden, dim}, DType::BF16);
+    ladder::poison(dgu);
+    ladder::poison(h);
+    ch06::dgated_gemm(dy, wd, wdt, g, u, columns(dgu, 0, hidden), columns(dgu, hidden, hidden), h);
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    // W_down^T, exactly.
+    const std::vector<float> got_wdt = ladder::to_host(wdt);
+    int64_t wrong_t = 0;
+    for (int64_t k = 0; k < dim; ++k)
+      for (int64_t j = 0; j < hidden; ++j) wrong_t += got_wdt[j * dim + k] != hwd[k * hidden + j];
+    EXPECT_EQ(wrong_t, 0) << "W_down^T is not the transpose";
+
+    // Against the CPU on sampled rows; every element finite.
+    const std::vector<float> got_dgu = ladder::to_host(dgu), got_h = ladder::to_host(h);
+    std::vector<float> got;
+    std::vector<double> ref;
+    for (int64_t m : ch06::evenly(M, 16)) {
+      for (int64_t j = 0; j < hidden; ++j) {
+        double s = 0;
+        for (int64_t k = 0; k < dim; ++k) s += double(hdy[m * dim + k]) * hwd[k * hidden + j];
+        const double dh = bf(s), gv = hg[m * hidden + j], uv = hu[m * hidden + j];
+        const double a = bf(ladder::ref::gelu_tanh(gv));
+        ref.push_back(bf(bf(dh * uv) * gelu_derivative(gv)));  // dg
+        ref.push_back(bf(dh * a));                             // du
+        ref.push_back(bf(a * uv));                             // h
+        got.push_back(got_dgu[m * 2 * hidden + j]);
+        got.push_back(got_dgu[m * 2 * hidden + hidden + j]);
+        got.push_back(got_h[m * hidden + j]);
+      }
+    }
+    const auto r = ladder::compare(got, ref, ladder::tolerance_for(DType::BF16));
+    EXPECT_TRUE(r.ok) << r.mismatches << " of " << r.checked << " differ\n" << r.report;
+    int64_t nonfinite = 0;
+    for (float v : got_dgu) nonfinite += !std::isfinite(v);
+    for (float v : got_h) nonfinite += !std::isfinite(v);
+    EXPECT_EQ(nonfinite, 0) << "elements of [dg | du] or h are NaN or Inf (unwritten)";
+
+    // h: gelu_mul's bits. dg and du: the fused path's, but where the two sums round dh apart.
+    const Tensor h_fused = ladder::empty({M, hidden}, DType::BF16), dh = ladder::empty({M, hidden}, DType::BF16);
+    const Tensor dgu_fused = ladder::empty({M, 2 * hidden}, DType::BF16);
+    ch03::gelu_mul(g, u, h_fused);
+    ladder::ops::mm(dy, wd, dh);
+    ch06::gelu_mul_backward(dh, g, u, columns(dgu_fused, 0, hidden), columns(dgu_fused, hidden, hidden));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(bits_of(h.data, M * hidden), bits_of(h_fused.data, M * hidden)) << "h differs from gelu_mul's";
+    const std::vector<uint16_t> a_bits = bits_of(dgu.data, 2 * M * hidden),
+                                b_bits = bits_of(dgu_fused.data, 2 * M * hidden);
+    int64_t differ = 0;
+    for (size_t i = 0; i < a_bits.size(); ++i) differ += a_bits[i] != b_bits[i];
+    EXPECT_LT(double(differ), 0.05 * double(a_bits.size()))
+        << differ << " of " << a_bits.size() << " differ from fused";
+    std::printf("  M %ld dim %ld hidden %ld: %ld of %zu dg/du values differ from the fused path's bits\n", long(M),
+                long(dim), long(hidden), long(differ), a_bits.size());
+  }
+}
+
+TEST(DgatedGemm, RefusesBadTensors) {
+  SKIP_WITHOUT_GPU();
+  const Tensor dy = ladder::empty({4, 64}, DType::BF16), wd = ladder::empty({64, 256}, DType::BF16);
+  const Tensor wdt = ladder::empty({256, 64}, DType::BF16), g = ladder::empty({4, 256}, DType::BF16);
+  const Tensor dgu = ladder::empty({4, 512}, DType::BF16), h = ladder::empty({4, 256}, DType::BF16);
+  const Tensor small = ladder::empty({4, 128}, DType::BF16);
+  EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, small, columns(dgu, 0, 256), columns(dgu, 256, 256), h),
+               ladder::Error);
+  EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, g, columns(dgu, 0, 256), small, h), ladder::Error);
+  EXPECT_THROW(ch06::dgated_gemm(small, wd, wdt, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), h), ladder::Error);
+}
+
+}  // namespace

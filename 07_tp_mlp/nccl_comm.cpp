@@ -1,0 +1,96 @@
+#include "07_tp_mlp/nccl_comm.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <thread>
+
+#include "cuda/check.h"
+#include "profiler/profiler.h"
+
+namespace ch07 {
+
+void check_nccl(ncclResult_t result, const char* expr, const char* file, int line) {
+  if (result == ncclSuccess) return;
+  std::string message = ncclGetErrorString(result);
+  // NCCL keeps the reason of its last failure on this thread ("Duplicate GPU detected ..."): the useful half.
+  if (const char* last = ncclGetLastError(nullptr); last && *last) message += std::string(": ") + last;
+  ladder::throw_check("NCCL", message, expr, file, line);
+}
+
+std::string nccl_version() {
+  int v = 0;
+  NCCL_CHECK(ncclGetVersion(&v));
+  // NCCL_VERSION(X, Y, Z) is X * 10000 + Y * 100 + Z since 2.9.
+  return fmt::format("{}.{}.{}", v / 10000, v / 100 % 100, v % 100);
+}
+
+ncclUniqueId new_unique_id() {
+  ncclUniqueId id{};
+  NCCL_CHECK(ncclGetUniqueId(&id));
+  return id;
+}
+
+Communicator::Communicator(const World& world, const ncclUniqueId& id, double timeout_s)
+    : rank_(world.rank()), size_(world.size()), timeout_s_(timeout_s) {
+  group_.ranks = world.ranks();
+  {
+    ladder::Range range("nccl:init", ladder::Cat::UserAnnotation);
+    NCCL_CHECK(ncclCommInitRank(&comm_, size_, id, rank_));
+  }
+  // Non-blocking: no implicit ordering with the legacy default stream. The highest priority: when the GEMMs of the
+  // compute stream and a collective both have blocks waiting, the collective's get the free SMs first, so it is not
+  // stretched behind a whole GEMM.
+  int least = 0, greatest = 0;
+  CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
+}
+
+Communicator::~Communicator() {
+  if (stream_) cudaStreamDestroy(stream_);
+  if (comm_ && !aborted_) ncclCommDestroy(comm_);
+}
+
+void Communicator::all_reduce_sum(const ladder::Tensor& t, cudaStream_t stream) const {
+  if (!t.is_contiguous()) throw ladder::Error("all_reduce_sum: the tensor must be contiguous");
+  const bool bf16 = t.dtype == ladder::DType::BF16;
+  ladder::Range op("record_param_comms", ladder::Cat::CpuOp);
+  if (op.recorded()) {
+    op.record_args(ladder::record_param_comms_args(
+        {"allreduce", t.numel(), t.numel(), bf16 ? "BFloat16" : "Float", rank_}, group_));
+  }
+  ladder::Range range("nccl:all_reduce", ladder::Cat::UserAnnotation);
+  NCCL_CHECK(ncclAllReduce(t.data, t.data, static_cast<size_t>(t.numel()), bf16 ? ncclBfloat16 : ncclFloat32, ncclSum,
+                           comm_, stream));
+}
+
+void Communicator::sync() const {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    // Only the communication stream can wait on a peer: once it is idle, the compute stream (which waits for it by
+    // events, never the other way round at the end of a forward) finishes on its own.
+    const cudaError_t done = cudaStreamQuery(stream_);
+    if (done == cudaSuccess) {
+      CUDA_CHECK(cudaDeviceSynchronize());
+      return;
+    }
+    if (done != cudaErrorNotReady) CUDA_CHECK(done);
+    ncclResult_t async = ncclSuccess;
+    NCCL_CHECK(ncclCommGetAsyncError(comm_, &async));
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (async != ncclSuccess || waited > timeout_s_) {
+      ncclCommAbort(comm_);
+      aborted_ = true;
+      if (async != ncclSuccess)
+        throw ladder::Error(
+            fmt::format("NCCL error: {} (reported while waiting for a collective)", ncclGetErrorString(async)));
+      throw ladder::Error(
+          fmt::format("NCCL: a collective did not finish within {:g} s (--nccl-timeout): a rank "
+                      "stopped, or never reached it; the communicator was aborted",
+                      timeout_s_));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+}  // namespace ch07

@@ -1,0 +1,63 @@
+// NCCL set up the way llm.c and NCCL's own examples do it: one process per GPU, rank 0's ncclUniqueId sent to every
+// rank by MPI, ncclCommInitRank, and a communication stream of its own that waits for the compute stream by events.
+// Every collective is recorded as PyTorch records it: a cpu_op `record_param_comms` with torch's collective args
+// around a user range `nccl:all_reduce`, so each rank's trace reads like one torch.profiler wrote (profiler/comms.h).
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <string>
+
+#include "07_tp_mlp/world.h"
+#include "gpu/tensor.h"
+#include "profiler/comms.h"
+
+namespace ch07 {
+
+// A failed NCCL call as one line naming it: "NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details):
+// Duplicate GPU detected ... in `ncclCommInitRank(...)` at 07_tp_mlp/nccl_comm.cpp:40".
+void check_nccl(ncclResult_t result, const char* expr, const char* file, int line);
+#define NCCL_CHECK(expr) ::ch07::check_nccl((expr), #expr, __FILE__, __LINE__)
+
+// "2.28.3": the version of the NCCL library this process loaded.
+std::string nccl_version();
+
+// A new ncclUniqueId (rank 0 makes it, MPI sends it to every rank). NCCL finds this host's network interfaces here,
+// so this is where a machine NCCL cannot bootstrap on fails.
+ncclUniqueId new_unique_id();
+
+class Communicator {
+ public:
+  // Collective: every rank of `world` calls it with rank 0's id, each with its own GPU current. `timeout_s` bounds
+  // every wait of sync() below.
+  Communicator(const World& world, const ncclUniqueId& id, double timeout_s);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  cudaStream_t stream() const { return stream_; }  // the communication stream
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const ladder::ProcessGroup& group() const { return group_; }
+
+  // t = the sum of every rank's t, in place (bf16 or float32, contiguous), on `stream` (the communication stream
+  // unless told otherwise), inside record_param_comms { nccl:all_reduce { ncclAllReduce } }.
+  void all_reduce_sum(const ladder::Tensor& t, cudaStream_t stream) const;
+  void all_reduce_sum(const ladder::Tensor& t) const { all_reduce_sum(t, stream_); }
+
+  // Waits until every stream of this GPU is idle, like cudaDeviceSynchronize, but never forever: it polls NCCL's
+  // asynchronous error state, and when NCCL reports an error or the wait passes the timeout (a peer that stopped or
+  // never joins), it aborts the communicator (ncclCommAbort ends its kernels) and throws a ladder::Error saying so.
+  void sync() const;
+
+ private:
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  int rank_ = 0, size_ = 1;
+  double timeout_s_ = 60;
+  ladder::ProcessGroup group_;
+  mutable bool aborted_ = false;
+};
+
+}  // namespace ch07

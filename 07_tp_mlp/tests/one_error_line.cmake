@@ -1,0 +1,26 @@
+# Runs CMD (a ;-list, an mpirun line) and checks what a failed run of every rank must look like: a non-zero exit
+# status (EXPECT_EXIT, or any non-zero when it is "nonzero"), and exactly one line starting with "error:" among all
+# the ranks' output, matching EXPECT_REGEX (mpirun may add a banner of its own; the chapter's ranks say one line).
+# With GPU_TEST set, a run that found no GPU is a skip, or a failure under LADDER_REQUIRE_GPU=1 (no_gpu.cmake).
+include(${LADDER_CMAKE_DIR}/no_gpu.cmake)
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+set(all "${out}${err}")
+if(GPU_TEST)
+  ladder_stop_if_no_gpu("${all}" "the command")
+endif()
+if(EXPECT_EXIT STREQUAL "nonzero")
+  if("${rc}" STREQUAL "0" OR NOT "${rc}" MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "exit status ${rc}, expected a non-zero one; output:\n${all}")
+  endif()
+elseif(NOT "${rc}" STREQUAL "${EXPECT_EXIT}")
+  message(FATAL_ERROR "exit status ${rc}, expected ${EXPECT_EXIT}; output:\n${all}")
+endif()
+string(REGEX MATCHALL "(^|\n)error:[^\n]*" lines "${all}")
+list(LENGTH lines count)
+if(NOT count EQUAL 1)
+  message(FATAL_ERROR "${count} lines start with 'error:', expected one; output:\n${all}")
+endif()
+if(NOT "${lines}" MATCHES "${EXPECT_REGEX}")
+  message(FATAL_ERROR "the error line does not match '${EXPECT_REGEX}':\n${all}")
+endif()
+message(STATUS "ok: exit ${rc}; output:\n${all}")

@@ -1,0 +1,131 @@
+#include "07_tp_mlp/timing.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "chapter/gpu_timer.h"
+#include "gpu/stream.h"
+
+namespace ch07 {
+
+namespace {
+
+constexpr int kRuns = 50;
+
+bool is_nccl_kernel(const ladder::Event& e) {
+  return e.cat == ladder::Cat::Kernel && (e.name.rfind("ncclDevKernel", 0) == 0 || e.name.rfind("ncclKernel", 0) == 0);
+}
+
+double slowest(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
+
+std::string per_rank(const std::vector<double>& v) {
+  std::string s;
+  for (double us : v) s += fmt::format("{}{:.1f}", s.empty() ? "" : " / ", us);
+  return s;
+}
+
+}  // namespace
+
+Timings time_forwards(const World& world, const Communicator& comm, const std::function<void()>& one_gpu,
+                      const std::function<void()>& tp, const std::function<void(int)>& overlap, int chunks,
+                      const ladder::Tensor& y, const ladder::Trace& trace) {
+  const ladder::GpuTimer timer;
+  Timings t;
+  t.runs = kRuns;
+  t.flush_words = timer.flush_words();
+  // budget 0: exactly kRuns runs on every rank.
+  auto median = [&](const std::function<void()>& fn) { return world.all_gather(timer.time(fn, kRuns, 0).median_us()); };
+  t.one_gpu = median(one_gpu);
+  t.tp = median(tp);
+  std::set<int> counts = {2, 4, 8, chunks};
+  for (int c : counts) t.overlap.push_back({c, median([&] { overlap(c); })});
+  // The same forwards from CUDA graphs, each captured once (NCCL's kernels and the events between the streams are
+  // captured too). Captured on every rank before any is replayed, so a capture that fails fails every rank's rows.
+  {
+    std::vector<std::unique_ptr<ladder::CudaGraph>> graphs;
+    World::Outcome mine;
+    try {
+      graphs.push_back(std::make_unique<ladder::CudaGraph>(tp));
+      for (int c : counts) graphs.push_back(std::make_unique<ladder::CudaGraph>([&] { overlap(c); }));
+    } catch (const std::exception& e) {
+      mine = {1, e.what()};
+    }
+    const World::Outcome all = world.agree(mine);
+    if (all.code == 0) {
+      size_t g = 0;
+      t.tp_graph = median([&] { graphs[0]->launch(); });
+      for (int c : counts) {
+        const ladder::CudaGraph& graph = *graphs[++g];
+        t.overlap_graph.push_back({c, median([&] { graph.launch(); })});
+      }
+    } else {
+      t.graph_note = all.message;
+    }
+  }
+  // y is summed into itself again and again here: its values are spent (they were checked before), its bytes are not.
+  t.all_reduce_alone = median([&] { comm.all_reduce_sum(y, ladder::current_stream()); });
+  comm.sync();
+
+  double sum = 0;
+  int n = 0, steps = 0;
+  for (const ladder::Event& e : trace.events) {
+    if (is_nccl_kernel(e)) sum += e.dur_ns / 1e3, ++n;
+    if (e.cat == ladder::Cat::UserAnnotation && e.name.rfind("ProfilerStep#", 0) == 0) ++steps;
+  }
+  t.nccl_kernel_in_trace = world.all_gather(n ? sum / n : 0.0);
+  t.nccl_kernels_per_step = steps ? n / steps : 0;
+  return t;
+}
+
+std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim, const std::string& mode, int chunks,
+                         const std::string& gpu_name) {
+  std::string out = fmt::format(
+      "Forward time on {} ranks ({}), CUDA events around the forward on each rank's compute stream, median of {} "
+      "runs per rank, {}; the slowest rank's median, every rank's in brackets:\n",
+      ranks, gpu_name, t.runs, t.flush_words);
+  const double one = slowest(t.one_gpu);
+  auto row = [&](const std::string& name, const std::vector<double>& v) {
+    out += fmt::format("  {:<48} {:>9.1f} us  {:>5.2f}x one GPU   [{}]\n", name, slowest(v), one / slowest(v),
+                       per_rank(v));
+  };
+  row("one GPU (04's forward, all of H)", t.one_gpu);
+  row(fmt::format("tp ({} GPUs)", ranks), t.tp);
+  for (const auto& [c, v] : t.overlap)
+    row(fmt::format("overlap ({} GPUs, {} chunks){}", ranks, c, c == chunks ? " *" : ""), v);
+  if (!t.tp_graph.empty()) {
+    row(fmt::format("tp ({} GPUs), CUDA graph", ranks), t.tp_graph);
+    for (const auto& [c, v] : t.overlap_graph)
+      row(fmt::format("overlap ({} GPUs, {} chunks), CUDA graph{}", ranks, c, c == chunks ? " *" : ""), v);
+  } else {
+    out += fmt::format("  (no CUDA graph rows: capturing the forward failed: {})\n", t.graph_note);
+  }
+  out += "  (* the --chunks of this run; CUDA graph: the same forward captured once and replayed, no host work)\n";
+
+  const double bytes = static_cast<double>(rows * dim * 2);
+  auto bw = [&](double us) {
+    const double algbw = bytes / (us * 1e3);  // bytes per ns = GB/s
+    return fmt::format("algbw {:.1f} GB/s, busbw {:.1f} GB/s", algbw, algbw * 2.0 * (ranks - 1) / ranks);
+  };
+  const double alone = slowest(t.all_reduce_alone);
+  out += fmt::format("\nAll-reduce of y ({:.1f} MB of bf16, {} x {}) alone, timed as above: {:.1f} us, {}   [{}]\n",
+                     bytes / 1e6, rows, dim, alone, bw(alone), per_rank(t.all_reduce_alone));
+  const double inside = slowest(t.nccl_kernel_in_trace);
+  if (mode == "tp") {
+    out += fmt::format(
+        "All-reduce of y inside tp: its NCCL kernel in the trace, mean of the active steps: {:.1f} us, "
+        "{}, {:.2f}x alone   [{}]\n",
+        inside, bw(inside), inside / alone, per_rank(t.nccl_kernel_in_trace));
+  } else {
+    out += fmt::format(
+        "All-reduces inside overlap: {} NCCL kernels per step in the trace, each {:.1f} us on the "
+        "mean ({:.1f} us per step against {:.1f} us for y alone)   [{}]\n",
+        t.nccl_kernels_per_step, inside, inside * t.nccl_kernels_per_step, alone, per_rank(t.nccl_kernel_in_trace));
+  }
+  out += "(busbw = algbw x 2(n-1)/n: nccl-tests' bus bandwidth of an all-reduce, comparable across rank counts)\n";
+  return out;
+}
+
+}  // namespace ch07

@@ -1,0 +1,46 @@
+// The forwards timed side by side in one run, on every rank at once, and the all-reduce of the same bytes alone: the
+// figures the chapter's table prints (timing_table), so "does TP pay here?" is answered by this run on these GPUs.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "07_tp_mlp/nccl_comm.h"
+#include "07_tp_mlp/world.h"
+#include "gpu/tensor.h"
+#include "trace/trace.h"
+
+namespace ch07 {
+
+// Each figure per rank (index = rank), in microseconds.
+struct Timings {
+  int runs = 0;
+  std::string flush_words;          // what GpuTimer flushes before each run
+  std::vector<double> one_gpu, tp;  // the unsharded forward on each rank's GPU alone; --mode tp
+  std::vector<std::pair<int, std::vector<double>>> overlap;  // (chunks, per rank)
+  // The same forwards replayed from CUDA graphs (captured once: no host work between their kernels); empty when the
+  // capture failed, and then graph_note says why.
+  std::vector<double> tp_graph;
+  std::vector<std::pair<int, std::vector<double>>> overlap_graph;
+  std::string graph_note;
+  std::vector<double> all_reduce_alone;                      // an all-reduce of y's bytes, nothing else running
+  std::vector<double> nccl_kernel_in_trace;                  // the mean NCCL kernel of the profiled mode's active steps
+  int nccl_kernels_per_step = 0;
+};
+
+// Times every forward with GpuTimer (median of the same count of runs on every rank: the ranks wait for each other in
+// every all-reduce, so a different count would hang one), the all-reduce of `y` alone on the compute stream, and
+// reads the profiled mode's NCCL kernels from `trace`. Collective.
+Timings time_forwards(const World& world, const Communicator& comm, const std::function<void()>& one_gpu,
+                      const std::function<void()>& tp, const std::function<void(int chunks)>& overlap, int chunks,
+                      const ladder::Tensor& y, const ladder::Trace& trace);
+
+// The table rank 0 prints: each forward (the slowest rank's median, every rank's in brackets) against the one-GPU
+// forward, and the all-reduce of y inside the profiled mode against the same bytes alone, with nccl-tests' algbw and
+// busbw (busbw = algbw x 2(n-1)/n for an all-reduce).
+std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim, const std::string& mode, int chunks,
+                         const std::string& gpu_name);
+
+}  // namespace ch07

@@ -1,0 +1,348 @@
+// `ranks`, the multi-rank picture and the one definition of communication on real NCCL runs: torch 2.11 and NCCL 2.28.9
+// on 2 H100s joined by NVLink, recorded by bench/record_torch_ranks.py (tests/data/torch211_nccl/record.log):
+//   ddp/  DDP of 3 GeGLU blocks, bf16, 3 bucketed all-reduces per step, ProfilerStep#2 and #3, plain .json
+//   tp/   the tensor-parallel GeGLU MLP forward, one all-reduce per step, ProfilerStep#2 to #4, .json.gz
+//   async/ DDP of 2 GeGLU blocks (2 bucketed all-reduces on process group "0") and an async_op all-reduce on a second
+//         group ("1", its own NCCL stream) per step, no synchronize at a step's end; rank 0 recorded ProfilerStep#1
+//         to #3, rank 1 #2 and #3 (different capture windows, as when ranks start their profilers apart), .json.gz
+// held against first principles (every rank runs the same collectives in a step; a wait lies within its step), against
+// the kernels' start times read by hand from the JSON, and against HolisticTraceAnalysis 0.5.0's get_comm_comp_overlap
+// (tests/data/torch211_nccl/hta_figures.json, written by tools/consumers/hta_figures.py --set nccl, HTA run with
+// HTA_DISABLE_NS_ROUNDING=1 so its figures are in torch's nanoseconds like ours).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "base/error.h"
+#include "trace/breakdown.h"
+#include "trace/communication.h"
+#include "trace/hta_window.h"
+#include "trace/json_read.h"
+#include "trace/ranks.h"
+#include "trace/ranks_lanes.h"
+#include "trace/ranks_svg.h"
+#include "trace/ranks_timeline.h"
+#include "trace/ranks_view.h"
+
+using namespace ladder;
+
+namespace {
+
+const std::string kData = std::string(LADDER_TEST_DATA) + "/torch211_nccl/";
+
+double us(int64_t ns) { return ns / 1e3; }
+
+const nlohmann::json& hta() {
+  static const nlohmann::json doc = [] {
+    std::ifstream in(kData + "hta_figures.json");
+    return nlohmann::json::parse(in);
+  }();
+  return doc;
+}
+
+std::vector<RankFigures> figures(const std::string& run) {
+  return load_rank_figures(kData + run, kDefaultMaxJsonBytes);
+}
+
+// Per rank, per step name: its collectives and the sum of its waits.
+struct PerStep {
+  int collectives = 0;
+  int64_t wait_ns = 0;
+};
+std::vector<std::map<std::string, PerStep>> per_step(const std::vector<RankFigures>& ranks, const Matching& m) {
+  std::vector<std::map<std::string, PerStep>> out(ranks.size());
+  for (const MatchedCollective& c : m.collectives) {
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      if (c.index[r] < 0) continue;
+      const int st = ranks[r].collectives[static_cast<size_t>(c.index[r])].step;
+      if (st < 0) continue;
+      PerStep& p = out[r][ranks[r].steps[static_cast<size_t>(st)].name];
+      ++p.collectives;
+      p.wait_ns += c.wait_ns(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(NcclRanks, TheRecordedRunsAreWhatTheTestsSayTheyAre) {
+  for (const char* run : {"ddp", "tp", "async"}) {
+    const std::vector<RankTrace> ranks = load_ranks(kData + run);
+    ASSERT_EQ(ranks.size(), 2u) << run;
+    for (const RankTrace& r : ranks) {
+      const bool two = std::string(run) == "async";
+      const std::vector<std::string> groups = two ? std::vector<std::string>{"0", "1"} : std::vector<std::string>{"0"};
+      EXPECT_EQ(r.trace.process_groups, groups) << run;  // the groups, by their names
+      int nccl = 0;
+      for (const Event& e : r.trace.events) {
+        if (!is_comm_kernel(e)) continue;
+        ++nccl;
+        // the gradients in bf16; async's group 1 all-reduces a float32 tensor
+        const bool f32 = two && e.gpu.stream == 21;
+        EXPECT_EQ(e.name.rfind(
+                      f32 ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL" : "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 0),
+                  0u)
+            << e.name;
+        EXPECT_EQ(e.process_group, two && e.gpu.stream == 21 ? 1 : 0) << e.gpu.stream;  // group 1 on its stream
+        EXPECT_EQ(e.seq, -1);  // torch 2.11 records no "Seq": matched by order
+      }
+      EXPECT_EQ(nccl, std::string(run) == "ddp" ? 6 : std::string(run) == "tp" ? 3 : r.rank == 0 ? 9 : 6) << run;
+    }
+  }
+}
+
+// First principles: every rank runs the same collectives in a step, each is matched on both ranks, and their ends
+// agree (an all-reduce ends on every rank once the last one has arrived and the data moved).
+TEST(NcclRanks, EveryRankHasTheSameCollectivesPerStep) {
+  for (const char* run : {"ddp", "tp"}) {
+    SCOPED_TRACE(run);
+    const std::vector<RankFigures> ranks = figures(run);
+    const Matching m = match_collectives(ranks);
+    EXPECT_FALSE(m.by_seq);
+    EXPECT_EQ(m.incomplete, 0);
+    EXPECT_EQ(m.name_mismatches, 0);
+    EXPECT_EQ(m.complete, std::string(run) == "ddp" ? 6 : 3);
+    EXPECT_LT(us(m.max_end_spread_ns), 100.0);
+    const auto steps = per_step(ranks, m);
+    ASSERT_EQ(steps.size(), 2u);
+    EXPECT_EQ(steps[0].size(), std::string(run) == "ddp" ? 2u : 3u);
+    for (const auto& [name, p] : steps[0]) {
+      ASSERT_TRUE(steps[1].count(name)) << name;
+      EXPECT_EQ(p.collectives, steps[1].at(name).collectives) << name;
+      EXPECT_EQ(p.collectives, std::string(run) == "ddp" ? 3 : 1) << name;
+    }
+  }
+}
+
+// No rank waits longer than the step that launched its collectives, and the waits are the ones read by hand from the
+// JSON: the NCCL kernels' starts, rank 0 minus rank 1, us, in launch order (a Python loop over the two files):
+//   ProfilerStep#2: -20.6, -130.4, -194.6   rank 0 starts first each time: it waits 345.6 us for rank 1
+//   ProfilerStep#3: -98.1, +841.8, +424.7   rank 0 waits 98.1 us; then rank 1 waits 841.8 + 424.7 = 1266.5 us
+// So the straggler (the rank the others wait for) is rank 1 in ProfilerStep#2 (it has twice the tokens) and rank 0 in
+// ProfilerStep#3: rank 0's CPU took 940.9 us longer over that step (6633.6 against 5692.7 us), and its last two
+// all-reduces were launched late. The trace says so; a reader should not assume the bigger batch is always last.
+TEST(NcclRanks, WaitsLieWithinTheStepAndTheStragglerIsTheOneWaitedFor) {
+  // Every run: a rank's waits in a step (their union) within the step's span to the end of its GPU work.
+  for (const char* run : {"ddp", "tp", "async"}) {
+    const std::vector<RankFigures> ranks = figures(run);
+    const std::string csv = ranks_view(ranks, "", OutputFormat::Csv);
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      for (const auto& s : ranks[r].steps) {
+        // step,rank,wall_us,slowest,straggler,computation_us,overlapping_us,communication_us,other_us,overlap_pct,
+        // collectives,unmatched,wait_us: the 13th field
+        const size_t at = csv.find(s.name + "," + std::to_string(ranks[r].rank) + ",");
+        ASSERT_NE(at, std::string::npos) << run << " " << s.name;
+        size_t f = at;
+        for (int k = 0; k < 12; ++k) f = csv.find(',', f) + 1;
+        EXPECT_LE(std::stod(csv.substr(f)), us(s.work_end_ns - s.ts_ns) + 0.05)
+            << run << " rank " << r << " " << s.name;
+      }
+    }
+  }
+  const std::vector<RankFigures> ranks = figures("ddp");
+  const auto steps = per_step(ranks, match_collectives(ranks));
+  EXPECT_NEAR(us(steps[0].at("ProfilerStep#2").wait_ns), 345.6, 0.05);
+  EXPECT_NEAR(us(steps[1].at("ProfilerStep#2").wait_ns), 0.0, 0.05);
+  EXPECT_NEAR(us(steps[0].at("ProfilerStep#3").wait_ns), 98.1, 0.05);
+  EXPECT_NEAR(us(steps[1].at("ProfilerStep#3").wait_ns), 1266.5, 0.05);
+  // The view: straggler column (5th) per step.
+  const std::string csv = ranks_view(ranks, "", OutputFormat::Csv);
+  EXPECT_NE(csv.find("ProfilerStep#2,0,5432.6,0,0,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("ProfilerStep#2,1,5653.4,1,1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("ProfilerStep#3,0,6633.6,1,1,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("ProfilerStep#3,1,5692.7,0,0,"), std::string::npos) << csv;
+}
+
+// HTA's comm/comp overlap against ours over HTA's set of GPU activities and its span (cpu_hta_oracle_test.cpp says
+// why HTA's window differs from a step): to 0.01 points, where the issue asked for 0.5.
+TEST(NcclRanks, CommCompOverlapMatchesHta) {
+  for (const char* run : {"ddp", "tp", "async"}) {
+    for (const RankTrace& rt : load_ranks(kData + run)) {
+      SCOPED_TRACE(std::string(run) + " rank " + std::to_string(rt.rank));
+      const std::vector<const Event*> kept = hta_kept_activities(rt.trace);
+      EXPECT_EQ(static_cast<int>(kept.size()),
+                hta()["traces"][run]["ns"]["kept"][std::to_string(rt.rank)]["gpu_activities"].get<int>());
+      const std::set<const Event*> keep(kept.begin(), kept.end());
+      Trace only = rt.trace;
+      only.events.clear();
+      for (const Event& e : rt.trace.events) {
+        if (!is_gpu_activity(e.cat) || keep.count(&e)) only.events.push_back(e);
+      }
+      const RankFigures f = rank_figures(only, rt.rank, run);
+      ASSERT_TRUE(f.comm_kernels);
+      int64_t first = INT64_MAX, last = INT64_MIN;
+      for (const Event* e : kept) first = std::min(first, e->ts_ns), last = std::max(last, e->end_ns());
+      const CommCompSplit s = comm_comp_split(f, first, last);
+      const double ours = 100.0 * s.overlapping_ns / (s.overlapping_ns + s.communication_ns);
+      double theirs = -1;
+      for (const auto& row : hta()["traces"][run]["ns"]["comm_comp_overlap"]) {
+        if (row["rank"] == rt.rank) theirs = row["comp_comm_overlap_pctg"].get<double>();
+      }
+      EXPECT_NEAR(ours, theirs, 0.01);
+    }
+  }
+  // The figures themselves, as HTA printed them: DDP overlaps some of its all-reduces with the backward's GEMMs; the
+  // tensor-parallel forward's one all-reduce waits for the down GEMM's partial sums, so nothing overlaps it.
+  EXPECT_EQ(hta()["traces"]["ddp"]["ns"]["comm_comp_overlap"][0]["comp_comm_overlap_pctg"].get<double>(), 11.18);
+  EXPECT_EQ(hta()["traces"]["ddp"]["ns"]["comm_comp_overlap"][1]["comp_comm_overlap_pctg"].get<double>(), 24.21);
+  EXPECT_EQ(hta()["traces"]["tp"]["ns"]["comm_comp_overlap"][0]["comp_comm_overlap_pctg"].get<double>(), 0.0);
+  EXPECT_EQ(hta()["traces"]["async"]["ns"]["comm_comp_overlap"][0]["comp_comm_overlap_pctg"].get<double>(), 4.34);
+}
+
+// Two process groups and two capture windows, recorded: each group's collectives matched in its own order; rank 0's
+// ProfilerStep#1 (2 all-reduces of group 0, 1 of group 1) is in no other trace: unmatched, and every later one is
+// paired with the right one (the ends agree to microseconds, though rank 0's list is 3 longer). Without synchronize
+// the GPU runs behind: rank 0's waits in ProfilerStep#3 (5907.5 us) lie partly after its CPU range (5691.2 us).
+TEST(NcclRanks, TwoGroupsAndTwoCaptureWindows) {
+  const std::vector<RankFigures> ranks = figures("async");
+  ASSERT_EQ(ranks[0].collectives.size(), 9u);
+  ASSERT_EQ(ranks[1].collectives.size(), 6u);
+  const Matching m = match_collectives(ranks);
+  EXPECT_EQ(m.complete, 6);
+  EXPECT_EQ(m.incomplete, 3);
+  EXPECT_EQ(m.name_mismatches, 0);
+  EXPECT_LT(us(m.max_end_spread_ns), 100.0);
+  std::map<std::string, int> unmatched_groups;
+  for (const MatchedCollective& c : m.collectives) {
+    if (c.complete) continue;
+    ASSERT_GE(c.index[0], 0);
+    EXPECT_LT(c.index[1], 0);
+    const auto& col = ranks[0].collectives[static_cast<size_t>(c.index[0])];
+    EXPECT_EQ(ranks[0].steps[static_cast<size_t>(col.step)].name, "ProfilerStep#1");
+    ++unmatched_groups[c.group];
+  }
+  EXPECT_EQ(unmatched_groups, (std::map<std::string, int>{{"0", 2}, {"1", 1}}));
+  const auto steps = per_step(ranks, m);
+  EXPECT_NEAR(us(steps[0].at("ProfilerStep#3").wait_ns), 5907.5, 0.05);
+  EXPECT_NEAR(us(ranks[0].steps[2].end_ns - ranks[0].steps[2].ts_ns), 5691.2, 0.05);
+  EXPECT_NE(ranks_view(ranks, "", OutputFormat::Text)
+                .find("unmatched: rank 0 holds 3 collectives that other ranks' traces do not"),
+            std::string::npos);
+}
+
+// A rank's trace that begins a collective later than the other's (its capture window opened later): matching by the
+// order shifted to agree on the ends still pairs every collective right, and the one only rank 0 holds is unmatched,
+// not paired with the wrong one. (Matching by place in the rank's list, as `ranks` did before, pairs every collective
+// of rank 1 with the one before it: their ends are a whole bucket apart.)
+TEST(NcclRanks, ACollectiveOnlyOneTraceHoldsIsUnmatched) {
+  std::vector<RankFigures> ranks = figures("ddp");
+  const Matching whole = match_collectives(ranks);
+  ranks[1].collectives.erase(ranks[1].collectives.begin());
+  const Matching m = match_collectives(ranks);
+  EXPECT_EQ(m.complete, 5);
+  EXPECT_EQ(m.incomplete, 1);
+  EXPECT_EQ(m.max_end_spread_ns, whole.max_end_spread_ns);
+  int64_t by_place = 0;
+  for (size_t i = 0; i < ranks[1].collectives.size(); ++i)
+    by_place = std::max(by_place, std::abs(ranks[0].collectives[i].end_ns - ranks[1].collectives[i].end_ns));
+  EXPECT_GT(us(by_place), 1000.0);
+  const std::string text = ranks_view(ranks, "", OutputFormat::Text);
+  EXPECT_NE(text.find("unmatched: rank 0 holds 1 collective that other ranks' traces do not"), std::string::npos)
+      << text;
+}
+
+// Where the trace records a sequence number, it identifies the collective, whatever the times say: numbered as if
+// rank 1's trace began one collective later, rank 1's first is rank 0's second, though their ends are far apart.
+TEST(NcclRanks, ASeqNumberIdentifiesTheCollective) {
+  std::vector<RankFigures> ranks = figures("ddp");
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    for (size_t i = 0; i < ranks[r].collectives.size(); ++i)
+      ranks[r].collectives[i].seq = static_cast<int64_t>(100 + r + i);
+  }
+  const Matching m = match_collectives(ranks);
+  EXPECT_TRUE(m.by_seq);
+  EXPECT_EQ(m.complete, 5);                    // 101..105
+  EXPECT_EQ(m.incomplete, 2);                  // 100 only in rank 0's trace, 106 only in rank 1's
+  EXPECT_GT(us(m.max_end_spread_ns), 1000.0);  // the check that would tell a reader something is off
+}
+
+// No NCCL kernel, nothing to overlap: "-" in the text, empty in CSV, null in JSON, as HTA's NaN (the gloo run of
+// tests/data/torch211_user).
+TEST(NcclRanks, OverlapIsUndefinedWithoutNcclKernels) {
+  const std::vector<RankFigures> ranks =
+      load_rank_figures(std::string(LADDER_TEST_DATA) + "/torch211_user/ranks", kDefaultMaxJsonBytes);
+  for (const RankFigures& r : ranks) EXPECT_FALSE(r.comm_kernels);
+  const std::string text = ranks_view(ranks, "", OutputFormat::Text);
+  EXPECT_FALSE(std::regex_search(text, std::regex("[0-9]%\n"))) << text;  // no row ends in a percentage
+  EXPECT_TRUE(std::regex_search(text, std::regex("ProfilerStep#2 +0 .* -\n"))) << text;
+  const std::string csv = ranks_view(ranks, "", OutputFormat::Csv);
+  size_t rows = 0;
+  for (size_t at = csv.find('\n'); at != std::string::npos && at + 1 < csv.size(); at = csv.find('\n', at + 1)) {
+    ++rows;
+    // the 10th field, overlap_pct
+    size_t f = at + 1;
+    for (int k = 0; k < 9; ++k) f = csv.find(',', f) + 1;
+    EXPECT_EQ(csv.substr(f, 1), ",") << csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);  // empty: NaN
+  }
+  EXPECT_EQ(rows, 6u);  // 2 steps and the mean, 2 ranks
+  // JSON: null, and the document parses (pandas reads both as NaN).
+  const nlohmann::json doc = nlohmann::json::parse(ranks_view(ranks, "", OutputFormat::Json));
+  ASSERT_EQ(doc.size(), 6u);
+  for (const auto& row : doc) EXPECT_TRUE(row["overlap_pct"].is_null()) << row.dump();
+  for (const char* run : {"ddp", "tp", "async"}) {
+    const nlohmann::json d = nlohmann::json::parse(ranks_view(figures(run), "", OutputFormat::Json));
+    for (const auto& row : d) EXPECT_TRUE(row["overlap_pct"].is_number()) << run << " " << row.dump();
+  }
+}
+
+// One definition: `breakdown` calls communication what communication.h does, and HTA's window does not count it as
+// compute (the views used to disagree by the c10d::allreduce_ ops: breakdown counted them, ranks did not).
+TEST(NcclRanks, OneDefinitionOfCommunication) {
+  int comm = 0;
+  for (const std::string& run : {kData + "ddp", std::string(LADDER_TEST_DATA) + "/torch211_user/ranks"}) {
+    for (const RankTrace& rt : load_ranks(run)) {
+      for (const Event& e : rt.trace.events) {
+        EXPECT_EQ(part_of(e) == Part::Communication, is_communication(e)) << e.name;
+        if (e.cat == Cat::Kernel) {
+          EXPECT_EQ(hta_is_compute(e), !is_comm_kernel(e)) << e.name;
+        }
+        comm += is_communication(e);
+      }
+    }
+  }
+  EXPECT_GT(comm, 0);
+}
+
+// Every rank in one picture: a lane group per rank with its GPU streams, the step's three all-reduces joined, the
+// straggler named; the terminal's version says the same.
+TEST(NcclRanks, OnePictureOfEveryRank) {
+  const RanksPicture p = ranks_picture(kData + "ddp", "3", kDefaultMaxJsonBytes);
+  ASSERT_EQ(p.ranks.size(), 2u);
+  EXPECT_EQ(p.step, "ProfilerStep#3");
+  EXPECT_EQ(p.joins.size(), 3u);
+  EXPECT_EQ(p.unmatched, 0);
+  EXPECT_EQ(p.straggler, 0);
+  EXPECT_NEAR(us(p.straggler_caused_ns), 1266.5, 0.05);
+  for (const RankLanes& r : p.ranks) {
+    int gpu = 0;
+    for (const RankLane& l : r.lanes) gpu += l.gpu;
+    EXPECT_EQ(gpu, 2);  // the compute stream and NCCL's
+  }
+  const std::string svg = ranks_svg(p, "ddp");
+  size_t groups = 0;
+  for (size_t at = svg.find("<g class=\"rank\""); at != std::string::npos; at = svg.find("<g class=\"rank\"", at + 1))
+    ++groups;
+  EXPECT_EQ(groups, 2u);
+  EXPECT_NE(svg.find("straggler: rank 0"), std::string::npos);
+  EXPECT_EQ(svg, ranks_svg(ranks_picture(kData + "ddp", "ProfilerStep#3", kDefaultMaxJsonBytes), "ddp"));  // same bytes
+  const std::string text = ranks_timeline(p, 120);
+  EXPECT_NE(text.find("straggler: rank 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("rank 1\n"), std::string::npos) << text;
+  EXPECT_THROW(ranks_picture(kData + "ddp", "9", kDefaultMaxJsonBytes), TraceError);
+}
+
+// Two traces of different runs in one folder: whatever the order matching pairs, their ends are far apart, and the
+// view says so instead of printing waits as if they were one run.
+TEST(NcclRanks, TracesOfDifferentRunsAreFlagged) {
+  std::vector<RankFigures> mixed = {figures("ddp")[0], figures("tp")[1]};
+  const Matching m = match_collectives(mixed);
+  EXPECT_GT(us(m.max_end_spread_ns), 1000.0);
+  const std::string text = ranks_view(mixed, "", OutputFormat::Text);
+  EXPECT_NE(text.find("warning: matched collectives end up to"), std::string::npos) << text;
+  EXPECT_EQ(ranks_view(figures("ddp"), "", OutputFormat::Text).find("warning:"), std::string::npos);
+}
