@@ -1,0 +1,146 @@
+"""ladder_trace: PyTorch (Kineto) traces as pandas DataFrames, read and analysed in C++.
+
+    import ladder_trace as lt
+    t = lt.load("trace.json.gz")     # a file (.json or .json.gz), "-" for standard input, bytes, or a folder of ranks
+    t.kernels()                        # every kernel: time, share of the GPU time, GB/s and TFLOP/s against a peak
+    t.breakdown()                      # per step: where the wall time went, GPU idle time, stream concurrency
+
+Each method returns the table `ladder-trace VIEW --csv` prints for the same trace and options, as a DataFrame (times in
+microseconds, memory in bytes); a folder's tables have a leading `rank` column. pandas is imported only when a frame
+is asked for.
+"""
+import os
+import warnings
+
+from . import _core
+
+__all__ = ["load", "Trace", "Error", "TraceError", "UsageError", "KERNEL_COLUMNS_AS_HTA"]
+__version__ = "1.0.0"
+
+Error = _core.Error            # every error of the reader and the views: a ValueError with one line
+TraceError = _core.TraceError  # a trace that cannot be read (bad JSON, a field out of range, no usable event)
+UsageError = _core.UsageError  # an argument the view does not take (an unknown sort key, a bad filter)
+
+# The kernels view's columns that hold HolisticTraceAnalysis's quantities take its names (get_gpu_kernel_breakdown's
+# kernel_metrics_df): per kernel name, the summed and the mean duration in microseconds.
+KERNEL_COLUMNS_AS_HTA = {"total_us": "sum (us)", "mean_us": "mean (us)"}
+
+
+def load(source, max_json=None):
+    """Reads a trace: a path (file, gzip, or a folder whose traces are one rank each), "-" for standard input, bytes of
+    a trace (JSON or gzip), or a binary file object. The whole trace is read and indexed once, in C++; every view
+    after that reuses the index. A bad file raises TraceError with one line naming it."""
+    limit = _core.DEFAULT_MAX_JSON if max_json is None else int(max_json)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return Trace(_from_bytes(bytes(source), limit))
+    if hasattr(source, "read"):
+        return Trace(_from_bytes(source.read(), limit))
+    path = os.fspath(source)
+    if path != "-" and not os.path.exists(path):
+        raise FileNotFoundError(f"no such trace: {path}")
+    return Trace(_core.Traces.load(path, limit))
+
+
+def _from_bytes(data, limit):
+    if not isinstance(data, bytes):
+        raise TypeError("load() of a file object needs one opened in binary mode ('rb')")
+    if len(data) > limit:
+        raise TraceError(f"trace <bytes> holds more than {limit} bytes of JSON (max_json)")
+    if data[:2] == b"\x1f\x8b":  # gzip: inflated by the C++ reader, a chunk at a time, from a file
+        import tempfile
+        with tempfile.NamedTemporaryFile(suffix=".json.gz") as f:
+            f.write(data)
+            f.flush()
+            return _core.Traces.load(f.name, limit)
+    return _core.Traces.parse(data, "<bytes>")
+
+
+def _step(step):
+    return "" if step is None else str(step)
+
+
+class Trace:
+    """A loaded trace, or a folder's ranks. Methods return pandas DataFrames; `step` is 3 or "ProfilerStep#3"."""
+
+    def __init__(self, traces):
+        self._t = traces
+        for note in traces.notes:
+            warnings.warn(note, stacklevel=3)
+
+    @property
+    def rank_ids(self):
+        """The ranks read, in order (a single trace: [its rank], 0 unless it says otherwise)."""
+        return list(self._t.ranks)
+
+    @property
+    def paths(self):
+        return list(self._t.paths)
+
+    @property
+    def step_names(self):
+        """The ProfilerStep#k names of the (first) trace, or ["whole trace"] when it has none."""
+        return list(self._t.step_names)
+
+    def __repr__(self):
+        what = f"folder of {len(self.rank_ids)} ranks" if self._t.folder else self.paths[0]
+        return f"<ladder_trace.Trace {what}>"
+
+    def summary(self, sort="cuda_time_total", rows=None, group_by_input_shape=False, filter=None):
+        """torch's key_averages() table (`ladder-trace summary --csv`): one row per op name, times in us as torch sums
+        them, memory in bytes when the trace was recorded with profile_memory=True. rows=None: every row."""
+        limit = -1 if rows is None else int(rows)
+        return _frame(self._t.summary(sort, limit, bool(group_by_input_shape), filter or ""))
+
+    def steps(self):
+        """Per step: kernels, wall time, GPU busy time and share, CPU time in launches and syncs
+        (`ladder-trace summary --steps --csv`)."""
+        return _frame(self._t.steps())
+
+    def kernels(self, step=None, all=False, peak_tflops=None, peak_gbps=None):
+        """Every kernel, copy and set by name (all=True: one row each, in time order): time, share of the GPU time,
+        bytes, FLOPs, GB/s and TFLOP/s against the GPU's datasheet peak or the one given (`ladder-trace kernels
+        --csv`). The summed and mean time take HolisticTraceAnalysis's names, "sum (us)" and "mean (us)"."""
+        cols = self._t.kernels(_step(step), bool(all), float(peak_tflops or 0), float(peak_gbps or 0))
+        return _frame(cols).rename(columns=KERNEL_COLUMNS_AS_HTA)
+
+    def breakdown(self, step=None):
+        """Per step and their mean: the wall time split as the TensorBoard profiler's Overview splits it (kernel,
+        memcpy, memset, communication, runtime, dataloader, CPU exec, other), GPU busy and idle time, concurrency
+        (`ladder-trace breakdown --csv`)."""
+        return _frame(self._t.breakdown(_step(step)))
+
+    def memory(self, step=None):
+        """A profile_memory=True trace's memory per step and device (`ladder-trace memory --csv`): the peaks ("table"
+        == "peak"), the blocks alive at each peak ("alive") and per-op allocation statistics ("op"), in bytes."""
+        return _frame(self._t.memory(_step(step)))
+
+    def ranks(self, step=None):
+        """Per step and rank: wall time, computation, overlap and communication, collectives and who waited for whom
+        (`ladder-trace ranks --csv`). A single trace is one rank."""
+        return _frame(self._t.rank_table(_step(step)))
+
+    def temporal_breakdown(self):
+        """HolisticTraceAnalysis's get_temporal_breakdown(), per rank, with its columns: over the GPU activities HTA
+        keeps (it drops what the last ProfilerStep launched), the span from the first start to the last end
+        ("kernel_time(us)"), the time no activity ran ("idle_time(us)"), the union of the compute kernels and the rest,
+        and their percentages rounded as HTA rounds them. Times from the trace's nanoseconds, as HTA computes them with
+        HTA_DISABLE_NS_ROUNDING=1."""
+        import pandas as pd
+
+        rows = self._t.hta_temporal()
+        us = {name: [r[k] / 1e3 for r in rows] for k, name in
+              ((2, "idle_time(us)"), (3, "compute_time(us)"), (4, "non_compute_time(us)"), (1, "kernel_time(us)"))}
+        df = pd.DataFrame({"rank": pd.Series([r[0] for r in rows], dtype="int64"), **us})
+        for part in ("idle_time", "compute_time", "non_compute_time"):
+            df[part + "_pctg"] = round(100 * (df[part + "(us)"] / df["kernel_time(us)"]), 2)
+        return df
+
+
+def _frame(columns):
+    import pandas as pd
+
+    data = {}
+    for name, kind, values in columns:
+        dtype = {"int": "int64", "float": "float64", "str": object}[kind]
+        data[name] = pd.Series(values, dtype=dtype)
+    return pd.DataFrame(data, columns=[c[0] for c in columns])

@@ -1,0 +1,254 @@
+// ladder_trace._core: the trace library's reader and views for Python. A Traces object holds one trace (or a
+// folder's ranks) and its TraceIndex, built once; each view runs in C++ with the GIL released and comes back as
+// columns (records.h), the very records `ladder-trace VIEW --csv` prints. The pandas frames are made in __init__.py.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "base/error.h"
+#include "records.h"
+#include "trace/breakdown.h"
+#include "trace/hta_window.h"
+#include "trace/index.h"
+#include "trace/json_read.h"
+#include "trace/key_averages.h"
+#include "trace/kernels_view.h"
+#include "trace/memory_view.h"
+#include "trace/output_table.h"
+#include "trace/peaks.h"
+#include "trace/ranks.h"
+#include "trace/ranks_view.h"
+#include "trace/steps.h"
+#include "work/ladder_ops.h"
+
+namespace nb = nanobind;
+using namespace ladder;
+using ladder::py::Column;
+
+namespace {
+
+// One rank's trace and its index (the index keeps a reference to the trace: both live here, never moved).
+struct Rank {
+  int rank = 0;
+  std::string path;
+  Trace trace;
+  std::unique_ptr<TraceIndex> index;
+};
+
+void check_events(const Rank& r) {
+  if (r.trace.events.empty())
+    throw TraceError("trace " + r.path + " has no events (no \"ph\": \"X\" event with an integer pid)");
+}
+
+class Traces {
+ public:
+  Traces() = default;
+  Traces(const Traces&) = delete;  // (std::vector<std::unique_ptr> would claim it can be copied)
+  Traces(Traces&&) = default;
+  Traces& operator=(Traces&&) = default;
+
+  // A file (.json or .json.gz, told by its bytes), "-" for standard input, or a folder whose traces are ranks.
+  static Traces load(const std::string& path, uint64_t max_json) {
+    Traces t;
+    {
+      nb::gil_scoped_release release;
+      t.folder_ = path != "-" && std::filesystem::is_directory(path);
+      if (t.folder_) {
+        for (RankTrace& r : load_ranks(path, max_json)) t.add(r.rank, r.path, std::move(r.trace));
+      } else {
+        Trace one = load_trace(path, max_json);
+        const int r = rank_of(one, path);
+        t.add(r < 0 ? 0 : r, path, std::move(one));
+      }
+    }
+    return t;
+  }
+  // JSON text in memory (not gzip): `name` stands for the file in messages.
+  static Traces parse(const nb::bytes& text, const std::string& name) {
+    const std::string_view view(text.c_str(), text.size());
+    Traces t;
+    nb::gil_scoped_release release;
+    Trace one = parse_trace(view, name);
+    const int r = rank_of(one, name);
+    t.add(r < 0 ? 0 : r, name, std::move(one));
+    return t;
+  }
+
+  bool folder() const { return folder_; }
+  std::vector<int> ranks() const {
+    std::vector<int> out;
+    for (const auto& r : ranks_) out.push_back(r->rank);
+    return out;
+  }
+  std::vector<std::string> paths() const {
+    std::vector<std::string> out;
+    for (const auto& r : ranks_) out.push_back(r->path);
+    return out;
+  }
+  std::vector<std::string> notes() const {
+    std::vector<std::string> out;
+    for (const auto& r : ranks_) {
+      if (!r->trace.load_note.empty()) out.push_back(r->trace.load_note);
+    }
+    return out;
+  }
+  std::vector<std::string> step_names() const {
+    std::vector<std::string> out;
+    for (const auto& s : ranks_.front()->index->steps()) out.push_back(s.name);
+    return out;
+  }
+
+  // summary --csv (without --step: the whole trace).
+  nb::list summary(const std::string& sort, int rows, bool group_by_input_shape, const std::string& filter) const {
+    TableOptions opt;
+    opt.sort_by = sort;
+    opt.row_limit = rows;
+    opt.group_by_input_shape = group_by_input_shape;
+    opt.filter = filter;
+    return per_rank([&](const Rank& r, OutputFormat f) {
+      opt.format = f;
+      return summary_table(*r.index, opt);
+    });
+  }
+  // summary --steps --csv.
+  nb::list steps() const {
+    return per_rank([](const Rank& r, OutputFormat f) { return regime_table(*r.index, f); });
+  }
+  // kernels --csv [--step S] [--all] [--peak-tflops T --peak-gbps G]: the peak as the command picks it.
+  nb::list kernels(const std::string& step, bool all, double peak_tflops, double peak_gbps) const {
+    return per_rank([&](const Rank& r, OutputFormat f) {
+      KernelViewOptions opt;
+      opt.step = find_step(*r.index, step, r.path);
+      opt.all = all;
+      opt.format = f;
+      opt.peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
+      if (peak_tflops > 0 || peak_gbps > 0) opt.peak = Peak{peak_tflops, peak_gbps, "given", "peak_tflops, peak_gbps"};
+      return kernels_view(*r.index, opt);
+    });
+  }
+  // breakdown --csv [--step S].
+  nb::list breakdown(const std::string& step) const {
+    return per_rank([&](const Rank& r, OutputFormat f) {
+      return breakdown_view(*r.index, find_step(*r.index, step, r.path), f);
+    });
+  }
+  // memory --csv [--step S].
+  nb::list memory(const std::string& step) const {
+    return per_rank([&](const Rank& r, OutputFormat f) {
+      return memory_view(*r.index, find_step(*r.index, step, r.path), f);
+    });
+  }
+  // HolisticTraceAnalysis's get_temporal_breakdown per rank, over the activities HTA keeps (trace/hta_window.h), in
+  // nanoseconds: [(rank, span, idle, compute, non_compute)].
+  std::vector<std::tuple<int, int64_t, int64_t, int64_t, int64_t>> hta_temporal() const {
+    std::vector<std::tuple<int, int64_t, int64_t, int64_t, int64_t>> out;
+    nb::gil_scoped_release release;
+    for (const auto& r : ranks_) {
+      const HtaTemporal h = hta_temporal_breakdown(hta_kept_activities(r->trace));
+      out.emplace_back(r->rank, h.span_ns, h.idle_ns, h.compute_ns, h.non_compute_ns);
+    }
+    return out;
+  }
+  // ranks --csv [--step S]: its own rank column (a single trace is one rank).
+  nb::list rank_table(const std::string& step) const {
+    std::vector<Column> cols;
+    {
+      nb::gil_scoped_release release;
+      std::vector<RankFigures> figures;
+      for (const auto& r : ranks_) figures.push_back(rank_figures(r->trace, r->rank, r->path));
+      const std::string json = ranks_view(figures, step, OutputFormat::Json);
+      cols = py::read_records(json, json == "[]\n" ? ranks_view(figures, step, OutputFormat::Csv) : "");
+    }
+    return to_python(cols);
+  }
+
+ private:
+  void add(int rank, std::string path, Trace trace) {
+    auto r = std::make_unique<Rank>();
+    r->rank = rank;
+    r->path = std::move(path);
+    r->trace = std::move(trace);
+    check_events(*r);
+    r->index = std::make_unique<TraceIndex>(r->trace);
+    ranks_.push_back(std::move(r));
+  }
+
+  // A view of every rank, as one table: a folder's with a leading "rank" column, as the command's --csv joins them.
+  nb::list per_rank(const std::function<std::string(const Rank&, OutputFormat)>& view) const {
+    std::vector<Column> all;
+    {
+      nb::gil_scoped_release release;
+      for (const auto& r : ranks_) {
+        const std::string json = view(*r, OutputFormat::Json);
+        std::vector<Column> cols = py::read_records(json, json == "[]\n" ? view(*r, OutputFormat::Csv) : "");
+        if (folder_) cols.insert(cols.begin(), py::constant_column("rank", r->rank, cols.empty() ? 0 : cols[0].size()));
+        py::append_rows(all, std::move(cols));
+      }
+    }
+    return to_python(all);
+  }
+
+  // [(name, kind, values)], kind "int", "float" or "str".
+  static nb::list to_python(const std::vector<Column>& cols) {
+    nb::list out;
+    for (const Column& c : cols) {
+      nb::list values;
+      if (c.kind == Column::Int) {
+        for (int64_t v : c.ints) values.append(nb::int_(v));
+      } else if (c.kind == Column::Float) {
+        for (double v : c.floats) values.append(nb::float_(v));
+      } else {
+        for (const std::string& v : c.texts) values.append(nb::str(v.data(), v.size()));
+      }
+      out.append(nb::make_tuple(c.name, c.kind == Column::Int ? "int" : c.kind == Column::Float ? "float" : "str",
+                                values));
+    }
+    return out;
+  }
+
+  bool folder_ = false;
+  std::vector<std::unique_ptr<Rank>> ranks_;
+};
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  m.doc() = "ladder-trace's C++ reader and views (use ladder_trace.load)";
+  // The bytes and FLOPs of the ladder's own ops (common/work), as the command registers them.
+  register_ladder_ops_work();
+
+  // The ladder's errors, one line each, as ValueError: a bad trace (TraceError) or a bad argument (UsageError). The
+  // last registered translator is tried first, so the base class goes first.
+  static nb::exception<Error> error(m, "Error", PyExc_ValueError);
+  static nb::exception<UsageError> usage_error(m, "UsageError", error);
+  static nb::exception<TraceError> trace_error(m, "TraceError", error);
+  m.attr("DEFAULT_MAX_JSON") = kDefaultMaxJsonBytes;
+
+  nb::class_<Traces>(m, "Traces")
+      .def_static("load", &Traces::load, nb::arg("path"), nb::arg("max_json"))
+      .def_static("parse", &Traces::parse, nb::arg("text"), nb::arg("name"))
+      .def_prop_ro("folder", &Traces::folder)
+      .def_prop_ro("ranks", &Traces::ranks)
+      .def_prop_ro("paths", &Traces::paths)
+      .def_prop_ro("notes", &Traces::notes)
+      .def_prop_ro("step_names", &Traces::step_names)
+      .def("summary", &Traces::summary, nb::arg("sort"), nb::arg("rows"), nb::arg("group_by_input_shape"),
+           nb::arg("filter"))
+      .def("steps", &Traces::steps)
+      .def("kernels", &Traces::kernels, nb::arg("step"), nb::arg("all"), nb::arg("peak_tflops"), nb::arg("peak_gbps"))
+      .def("breakdown", &Traces::breakdown, nb::arg("step"))
+      .def("memory", &Traces::memory, nb::arg("step"))
+      .def("rank_table", &Traces::rank_table, nb::arg("step"))
+      .def("hta_temporal", &Traces::hta_temporal);
+}

@@ -1,0 +1,231 @@
+"""Every frame of ladder_trace equals what `ladder-trace VIEW --csv` prints for the same trace and options: the same
+columns (the kernels view's summed and mean times under HTA's names), the same rows in the same order, every string
+cell equal and every number equal to the CSV's text read as a double. The command is the one the same wheel installed.
+
+Run by CTest (tests/run_in_venv.sh builds the wheel in a throwaway virtualenv), or by hand in a virtualenv with the
+package: python -m pytest tools/python/tests
+"""
+import glob
+import gzip
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ladder_trace as lt
+
+REPO = os.environ.get("LADDER_REPO") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+CLI = os.path.join(os.path.dirname(sys.executable), "ladder-trace")
+DATA = os.path.join(REPO, "common", "trace", "tests", "data")
+REFERENCE = sorted(glob.glob(os.path.join(REPO, "traces", "reference", "h100", "*.json")))
+TORCH = sorted(glob.glob(os.path.join(DATA, "torch_*.json")) + glob.glob(os.path.join(DATA, "torch211", "*.json")) +
+               glob.glob(os.path.join(DATA, "torch211_user", "*", "*.json.gz")))
+RANKS = os.path.join(DATA, "torch211_user", "ranks")
+# Folders of ranks: gloo's two ranks, torch's NCCL runs (DDP, tensor parallel, async_op) and chapter 07's on H100s.
+FOLDERS = [RANKS] + sorted(glob.glob(os.path.join(DATA, "torch211_nccl", "*", ""))) + sorted(
+    glob.glob(os.path.join(REPO, "traces", "reference", "h100", "07_*", "")))
+MEMORY = glob.glob(os.path.join(DATA, "torch211_user", "memory", "*.json.gz"))[0]
+TRACES = REFERENCE + TORCH
+
+
+def short(path):
+    return os.path.relpath(path, REPO)
+
+
+def cli(*args):
+    """The command's stdout; a failure is the test's failure, with its stderr."""
+    run = subprocess.run([CLI, *args], capture_output=True, text=True)
+    assert run.returncode == 0, f"ladder-trace {' '.join(args)}: exit {run.returncode}: {run.stderr}"
+    return run.stdout
+
+
+def assert_same(frame, csv, renames=None):
+    """The frame holds the CSV's table: columns, rows, strings as written, numbers as the text reads."""
+    want = pd.read_csv(io.StringIO(csv), dtype=str, keep_default_na=False).rename(columns=renames or {})
+    assert list(frame.columns) == list(want.columns)
+    assert len(frame) == len(want), f"{len(frame)} rows, the command printed {len(want)}"
+    for col in frame.columns:
+        got = frame[col]
+        if got.dtype == object:
+            assert got.tolist() == want[col].tolist(), col
+        else:
+            expect = want[col].replace("", "nan").astype("float64").to_numpy()
+            assert np.array_equal(got.to_numpy("float64"), expect, equal_nan=True), col
+            if got.dtype == "int64":
+                assert all("." not in v and v != "" for v in want[col]), f"{col}: integers in the frame, not in the CSV"
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    cache = {}
+
+    def get(path):
+        if path not in cache:
+            cache[path] = lt.load(path)
+        return cache[path]
+
+    return get
+
+
+@pytest.mark.parametrize("path", TRACES, ids=short)
+def test_summary(path, loaded):
+    assert_same(loaded(path).summary(), cli("summary", "--csv", "--rows", "1000000", path))
+
+
+@pytest.mark.parametrize("path", TRACES, ids=short)
+def test_steps(path, loaded):
+    assert_same(loaded(path).steps(), cli("summary", "--steps", "--csv", path))
+
+
+@pytest.mark.parametrize("path", TRACES, ids=short)
+def test_kernels(path, loaded):
+    assert_same(loaded(path).kernels(), cli("kernels", "--csv", path), lt.KERNEL_COLUMNS_AS_HTA)
+
+
+@pytest.mark.parametrize("path", TRACES, ids=short)
+def test_breakdown(path, loaded):
+    assert_same(loaded(path).breakdown(), cli("breakdown", "--csv", path))
+
+
+@pytest.mark.parametrize("path", TRACES, ids=short)
+def test_ranks_of_one_trace(path, loaded):
+    assert_same(loaded(path).ranks(), cli("ranks", "--csv", path))
+
+
+def test_options_as_the_command_takes_them(loaded):
+    t = loaded(os.path.join(DATA, "torch211", "transformer_fwd_bwd.json"))
+    f = os.path.join(DATA, "torch211", "transformer_fwd_bwd.json")
+    assert_same(t.summary(sort="self_cpu_time_total", rows=7, group_by_input_shape=True, filter="aten::"),
+                cli("summary", "--csv", "--sort", "self_cpu_time_total", "--rows", "7", "--group-by-input-shape",
+                    "--filter", "aten::", f))
+    step = t.step_names[-1]
+    assert_same(t.kernels(step=step.split("#")[1], all=True, peak_tflops=100, peak_gbps=1000),
+                cli("kernels", "--csv", "--step", step.split("#")[1], "--all", "--peak-tflops", "100",
+                    "--peak-gbps", "1000", f), lt.KERNEL_COLUMNS_AS_HTA)
+    assert_same(t.breakdown(step=step), cli("breakdown", "--csv", "--step", step, f))
+    assert_same(t.ranks(step=step), cli("ranks", "--csv", "--step", step, f))
+
+
+def test_memory(loaded):
+    t = loaded(MEMORY)
+    frame = t.memory()
+    assert set(frame["table"]) == {"peak", "alive", "op"}
+    assert_same(frame, cli("memory", "--csv", MEMORY))
+    assert_same(t.memory(step=t.step_names[0]), cli("memory", "--csv", "--step", t.step_names[0], MEMORY))
+    assert "cuda_memory_bytes" in t.summary().columns
+
+
+def test_rank_ids(loaded):
+    assert loaded(RANKS).rank_ids == [0, 1]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=short)
+def test_folder_of_ranks(folder, loaded):
+    t = loaded(folder)
+    assert len(t.rank_ids) >= 2
+    for frame, args, renames in [(t.summary(), ["summary", "--csv", "--rows", "1000000"], None),
+                                 (t.steps(), ["summary", "--steps", "--csv"], None),
+                                 (t.kernels(), ["kernels", "--csv"], lt.KERNEL_COLUMNS_AS_HTA),
+                                 (t.breakdown(), ["breakdown", "--csv"], None),
+                                 (t.ranks(), ["ranks", "--csv"], None)]:
+        assert frame.columns[0] in ("rank", "step")
+        assert set(frame["rank"]) <= set(t.rank_ids)
+        assert_same(frame, cli(*args, folder), renames)
+
+
+def test_bytes_gzip_file_object_and_stdin():
+    path = os.path.join(REPO, "traces", "reference", "h100", "03_fused_mlp.json")
+    want = lt.load(path).kernels()
+    with open(path, "rb") as f:
+        text = f.read()
+    pd.testing.assert_frame_equal(lt.load(text).kernels(), want)
+    pd.testing.assert_frame_equal(lt.load(gzip.compress(text)).kernels(), want)
+    with open(path, "rb") as f:
+        pd.testing.assert_frame_equal(lt.load(f).kernels(), want)
+    code = "import ladder_trace as lt; print(lt.load('-').kernels().to_csv(index=False), end='')"
+    run = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, check=True)
+    assert run.stdout.decode() == want.to_csv(index=False)
+
+
+@pytest.mark.parametrize("name", ["bin.json", "ctl.json", "trunc.json.gz", "ts_out_of_range.json", "all_skipped.json"])
+def test_bad_trace_is_one_line_as_the_command_says(name):
+    path = os.path.join(DATA, "hostile", name)
+    run = subprocess.run([CLI, "summary", path], capture_output=True, text=True)
+    assert run.returncode == 1
+    with pytest.raises(lt.TraceError) as e:
+        lt.load(path).summary()
+    assert "\n" not in str(e.value)
+    assert run.stderr.strip().endswith("error: " + str(e.value))
+
+
+def test_errors_of_views():
+    t = lt.load(os.path.join(REPO, "traces", "reference", "h100", "02_linear.json"))
+    with pytest.raises(lt.TraceError, match="no \\[memory\\] record"):
+        t.memory()
+    with pytest.raises(lt.TraceError, match="ProfilerStep#4"):  # the error lists the steps there are
+        t.kernels(step=99)
+    with pytest.raises(ValueError, match="sort"):
+        t.summary(sort="bogus")
+    with pytest.raises(FileNotFoundError):
+        lt.load(os.path.join(REPO, "nope.json"))
+
+
+def test_skipped_events_warn():
+    with pytest.warns(UserWarning, match="skipped 8 events"):
+        lt.load(os.path.join(DATA, "hostile", "skipped_events.json"))
+
+
+def test_import_leaves_pandas_alone():
+    code = "import sys, ladder_trace; assert 'pandas' not in sys.modules; print('ok')"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "ok\n"
+
+
+def test_the_command_is_installed():
+    assert cli("--version").startswith("ladder-trace ")
+
+
+def test_one_libstdcxx_in_the_process():
+    """The module and the command use the process's libstdc++.so.6, no static copy of their own (two copies in one
+    process, each with its own exception and locale state, break as soon as one throws through the other)."""
+    from ladder_trace import _core
+
+    for binary in (_core.__file__, CLI):
+        try:
+            dynamic = subprocess.run(["readelf", "-d", "-W", binary], capture_output=True, text=True, check=True).stdout
+            symbols = subprocess.run(["readelf", "-s", "-W", binary], capture_output=True, text=True, check=True).stdout
+        except FileNotFoundError:
+            pytest.skip("readelf is not installed (binutils)")
+        assert "Shared library: [libstdc++.so.6]" in dynamic, binary
+        # libstdc++'s own locale machinery is defined in it only when it was linked in statically.
+        defined = [line for line in symbols.splitlines() if "_ZNSt6locale5_ImplC" in line and " UND " not in line]
+        assert not defined, f"{binary} holds a static copy of libstdc++: {defined[:1]}"
+
+
+@pytest.mark.parametrize("figures,key", [("torch211_user", "fused_mlp_h100"), ("torch211_user", "ranks"),
+                                         ("torch211_user", "streams"), ("torch211_nccl", "ddp"),
+                                         ("torch211_nccl", "tp"), ("torch211_nccl", "async")])
+def test_temporal_breakdown_is_htas(figures, key):
+    """HTA 0.5.0's own get_temporal_breakdown of the same traces (tools/consumers/hta_figures.py wrote them, with
+    HTA_DISABLE_NS_ROUNDING=1): the same columns, and every time within a nanosecond (HTA sums floats)."""
+    import json
+
+    with open(os.path.join(DATA, figures, "hta_figures.json")) as f:
+        entry = json.load(f)["traces"][key]
+    hta = pd.DataFrame(entry["ns"]["temporal_breakdown"])
+    path = os.path.join(REPO, entry["path"])
+    files = sorted(f for f in os.listdir(path) if ".json" in f) if os.path.isdir(path) else []
+    if len(files) == 1:  # HTA reads a folder of one trace without a rank as rank 0; ladder-trace wants the file
+        path = os.path.join(path, files[0])
+    ours = lt.load(path).temporal_breakdown()
+    assert list(ours.columns) == ["rank", "idle_time(us)", "compute_time(us)", "non_compute_time(us)",
+                                  "kernel_time(us)", "idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"]
+    hta = hta[ours.columns]
+    assert ours["rank"].tolist() == hta["rank"].tolist()
+    for col in ours.columns[1:5]:
+        assert np.allclose(ours[col], hta[col], rtol=0, atol=1e-3), col
+    for col in ours.columns[5:]:
+        assert np.allclose(ours[col], hta[col], rtol=0, atol=0.01 + 1e-9), col
