@@ -25,6 +25,8 @@ command -v ninja >/dev/null   || missing+=(ninja-build)
 command -v mpicc >/dev/null && command -v mpirun >/dev/null || missing+=(libopenmpi-dev openmpi-bin)
 have_header nccl.h || [ -f /usr/local/cuda/include/nccl.h ] || ! apt-cache show libnccl-dev >/dev/null 2>&1 ||
   missing+=(libnccl-dev)
+# The Python package's test (tools/python) and the consumer check make throwaway virtualenvs.
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo=()

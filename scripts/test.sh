@@ -15,7 +15,8 @@ cmake --build --preset default
 grep -q '^LADDER_TORCH:BOOL=ON' build/CMakeCache.txt 2>/dev/null ||
   echo "05_torch_op: skipped (it needs torch >= 2.9 for CUDA 13: configure with -DLADDER_TORCH=ON, see 05_torch_op/README.md)"
 [ -d build/tools/consumers/venvs ] || echo "The consumer check installs HTA, the TensorBoard profiler plugin and pandas" \
-  "from PyPI into build/tools/consumers/venvs/ (about 580 MB) on this first run; 'scripts/test.sh -LE consumers' skips it."
+  "from PyPI into build/tools/consumers/venvs/ (about 580 MB) on this first run, and the Python package's test builds" \
+  "its wheel in a virtualenv of its own; 'scripts/test.sh -LE \"consumers|python\"' skips both."
 
 # run_ctest NAME LOG ARGS...: ctest with its output on the console and in LOG; the result is summed up at the end.
 failed_builds=()
