@@ -4,7 +4,8 @@
 #
 # The rooms of common/, each allowed only itself and the rooms below it (include by room: "trace/trace.h"):
 #     chapter -> gpu -> profiler -> {trace, cuda} -> base,   and work -> trace (the ladder's ops' FLOP formulas)
-# tools/ (ladder-trace) may include base, trace, work and its own files: never a chapter, never CUDA.
+# tools/ (ladder-trace, its Python package) may include base, trace, work and the files beside it: never a chapter,
+# never CUDA; nanobind only in tools/python/.
 # A chapter (0N_name/) may include any room of common/, its own folder, and the folders of chapters up to its number
 # ("03_fused_mlp/kernels.cuh" from 04_epilogue_mlp/): never a later chapter.
 # Headers in angle brackets: the C++ standard library everywhere, and beyond it only what the room's list names below;
@@ -61,6 +62,9 @@ foreach(rel ${files})
     set(room tools)
     set(quoted ${below_tools} tools)
     set(allowed "${allow_tools}")
+    if(rel MATCHES "^tools/python/")  # the Python package's binding
+      set(allowed "${allowed}|nanobind/|Python\\.h$")
+    endif()
     set(rule "tools may include only base, trace, work and its own files: no chapter")
   else()
     string(REGEX MATCH "^([0-9][0-9])_[^/]+" room "${rel}")
@@ -92,8 +96,9 @@ foreach(rel ${files})
     if(line MATCHES "\"([^\"]+)\"")
       set(path "${CMAKE_MATCH_1}")
       string(REGEX MATCH "^[^/]+" top "${path}")
-      if(room STREQUAL "tools" AND NOT path MATCHES "/" AND EXISTS ${DIR}/tools/${path})
-        # tools/ includes its own files by name
+      get_filename_component(here ${DIR}/${rel} DIRECTORY)
+      if(room STREQUAL "tools" AND NOT path MATCHES "/" AND EXISTS ${here}/${path})
+        # tools/ includes the files beside it by name
       elseif(NOT path MATCHES "/")
         set(why "include by room or folder (\"trace/${path}\"), so the include says where it comes from")
       elseif(NOT top IN_LIST quoted)
