@@ -7,20 +7,11 @@ Plain unittest, so `python -m unittest test_cpu_autograd` runs it too.
 """
 import unittest
 
-try:
-    import torch
-except (ImportError, OSError) as e:  # OSError: a torch whose shared libraries do not load
-    raise unittest.SkipTest(f"torch cannot be imported: {e}")
-
-import ladder_ops  # noqa: E402  (loads the op library)
-
-ops = torch.ops.ladder
-BF16 = torch.bfloat16
+from support import BF16, Config, ladder_ops, ops, torch
 
 
-class Config:
-    def __init__(self, hidden_size=64, intermediate_size=200):
-        self.hidden_size, self.intermediate_size, self.hidden_act = hidden_size, intermediate_size, "gelu_pytorch_tanh"
+def small_config():  # the blog's MLP at dim 64, hidden 200
+    return Config(hidden_size=64, intermediate_size=200)
 
 
 def meta(*shape, grad=False):
@@ -87,10 +78,10 @@ class GradientShapeTests(unittest.TestCase):
 
 class ModuleTests(unittest.TestCase):
     def mlp(self, **kwargs):
-        return ladder_ops.LadderGEGLUMLP(Config(), fused=True, **kwargs).to(device="meta", dtype=BF16)
+        return ladder_ops.LadderGEGLUMLP(small_config(), fused=True, **kwargs).to(device="meta", dtype=BF16)
 
     def test_recompute_is_off_by_default(self):
-        self.assertFalse(ladder_ops.LadderGEGLUMLP(Config()).recompute)
+        self.assertFalse(ladder_ops.LadderGEGLUMLP(small_config()).recompute)
 
     def test_training_keeps_g_and_u_unless_asked_to_recompute(self):
         x = meta(2, 5, 64, grad=True)

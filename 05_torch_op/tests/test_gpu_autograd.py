@@ -7,48 +7,17 @@ Run with LADDER_TORCH_LIB set to the built library (or the library in build/):
 Without a GPU every test skips with "no CUDA GPU was found"; under LADDER_REQUIRE_GPU=1, set on every GPU machine,
 the file fails instead, with a message that leaves that phrase out.
 """
-import os
 import unittest
 
-REQUIRE_GPU = os.environ.get("LADDER_REQUIRE_GPU", "") not in ("", "0")
-try:
-    import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
-except (ImportError, OSError) as e:  # OSError: a torch whose shared libraries do not load
-    if REQUIRE_GPU:
-        raise RuntimeError(f"LADDER_REQUIRE_GPU is set, but torch does not import: {e}")
-    raise unittest.SkipTest(f"torch cannot be imported: {e}")
+from support import BF16, HAVE_GPU, NO_GPU, REQUIRE_GPU, Config, F, SimpleGeGLUMLP, ladder_ops, ops, torch
 
-import ladder_ops  # noqa: E402  (loads the op library)
-
-HAVE_GPU = torch.cuda.is_available()
-NO_GPU = "no CUDA GPU was found (torch.cuda.is_available() is False)"
 if REQUIRE_GPU and not HAVE_GPU:
     raise RuntimeError("LADDER_REQUIRE_GPU is set, but torch.cuda.is_available() is False: nothing would be tested")
 
-ops = torch.ops.ladder
-BF16 = torch.bfloat16
 # Our GELU matches PyTorch's within one bf16 step, not bit for bit (common/gpu/gelu.cuh), and PyTorch's gelu_backward
 # kernel may contract its float32 multiply-adds where ours pins each rounding: dg and du may differ from eager's by a
 # step or two of bf16 (2^-7 relative), and by a little more where eager's own float32 GELU loses its digits (atol).
 ELEMENTWISE_TOL = dict(atol=2e-2, rtol=2**-6)
-
-
-class Config:
-    def __init__(self, hidden_size=768, intermediate_size=3072):
-        self.hidden_size, self.intermediate_size, self.hidden_act = hidden_size, intermediate_size, "gelu_pytorch_tanh"
-
-
-class SimpleGeGLUMLP(nn.Module):  # the blog's eager MLP
-    def __init__(self, dim, hidden):
-        super().__init__()
-        self.gate_proj = nn.Linear(dim, hidden, bias=False)
-        self.up_proj = nn.Linear(dim, hidden, bias=False)
-        self.down_proj = nn.Linear(hidden, dim, bias=False)
-
-    def forward(self, x):
-        return self.down_proj(F.gelu(self.gate_proj(x), approximate="tanh") * self.up_proj(x))
 
 
 def uniform(*shape, bound=1.0, seed=0):

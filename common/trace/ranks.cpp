@@ -112,4 +112,13 @@ std::vector<RankTrace> load_ranks(const std::string& folder, uint64_t max_json_b
   return out;
 }
 
+std::vector<RankTrace> load_ranks_or_file(const std::string& path, uint64_t max_json_bytes, int threads) {
+  if (path != "-" && std::filesystem::is_directory(path)) return load_ranks(path, max_json_bytes, threads);
+  std::vector<RankTrace> one;
+  Trace t = load_trace(path, max_json_bytes);
+  const int r = rank_of(t, path);
+  one.push_back(RankTrace{r < 0 ? 0 : r, path, std::move(t)});
+  return one;
+}
+
 }  // namespace ladder

@@ -26,5 +26,8 @@ int rank_of(const Trace& trace, const std::string& path);
 // the first file that does not load.
 std::vector<RankTrace> load_ranks(const std::string& folder, uint64_t max_json_bytes = kDefaultMaxJsonBytes,
                                   int threads = 0);
+// A folder of ranks, or one trace file (or "-", stdin) as its only rank (its rank from rank_of, else 0).
+std::vector<RankTrace> load_ranks_or_file(const std::string& path, uint64_t max_json_bytes = kDefaultMaxJsonBytes,
+                                          int threads = 0);
 
 }  // namespace ladder

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <map>
 #include <thread>
 #include <unordered_map>
@@ -125,14 +124,7 @@ RankLanes lanes_of(const Trace& t, int rank, const std::string& path, const std:
 
 RanksPicture ranks_picture(const std::string& path, const std::string& step, uint64_t max_json_bytes,
                            int64_t resolution_ns, int threads) {
-  std::vector<RankTrace> traces;
-  if (path != "-" && std::filesystem::is_directory(path)) {
-    traces = load_ranks(path, max_json_bytes, threads);
-  } else {
-    Trace t = load_trace(path, max_json_bytes);
-    const int r = rank_of(t, path);
-    traces.push_back(RankTrace{r < 0 ? 0 : r, path, std::move(t)});
-  }
+  std::vector<RankTrace> traces = load_ranks_or_file(path, max_json_bytes, threads);
   const std::string want =
       !step.empty() && std::all_of(step.begin(), step.end(), ::isdigit) ? "ProfilerStep#" + step : step;
   RanksPicture pic;

@@ -509,14 +509,7 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
 }
 
 std::vector<RankFigures> load_rank_figures(const std::string& path, uint64_t max_json_bytes, int threads) {
-  std::vector<RankTrace> traces;
-  if (path != "-" && std::filesystem::is_directory(path)) {
-    traces = load_ranks(path, max_json_bytes, threads);
-  } else {
-    Trace t = load_trace(path, max_json_bytes);
-    const int r = rank_of(t, path);
-    traces.push_back(RankTrace{r < 0 ? 0 : r, path, std::move(t)});
-  }
+  std::vector<RankTrace> traces = load_ranks_or_file(path, max_json_bytes, threads);
   std::vector<RankFigures> out(traces.size());
   std::vector<std::string> notes(traces.size());
   std::vector<char> empty(traces.size(), 0);
