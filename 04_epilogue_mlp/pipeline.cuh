@@ -126,13 +126,19 @@ __device__ __forceinline__ void produce_tiles(uint8_t* smem, uint64_t* full, uin
   }
 }
 
+// Nothing to do while the tensor cores run (issue_k_tiles' default).
+struct NoWork {
+  __device__ void operator()(int) const {}
+};
+
 // The consumer's main loop over one tile's k-tiles, ring positions first .. first + k_tiles - 1, with two stages'
-// wgmma in flight: after issuing k-tile kt, wait for k-tile kt - 1 and release its stage. Returns with the last
+// wgmma in flight: after issuing k-tile kt, run while_running(kt) (4_overlap.cu: a chunk of the previous tile's
+// epilogue, while the tensor cores work), then wait for k-tile kt - 1 and release its stage. Returns with the last
 // k-tile's wgmma still running (finish_k_tiles waits for it), so a caller can do something in between.
-template <class L, int kStages, int kMBlocks, int kBN>
+template <class L, int kStages, int kMBlocks, int kBN, class WhileRunning = NoWork>
 __device__ __forceinline__ void issue_k_tiles(float (&acc)[kMBlocks][kBN / 2], uint8_t* smem, uint64_t* full,
                                               uint64_t* empty, uint32_t first, int k_tiles, uint32_t a_offset,
-                                              int thread) {
+                                              int thread, WhileRunning while_running = {}) {
   for (int kt = 0; kt < k_tiles; ++kt) {
     const uint32_t pos = first + kt;
     const uint32_t s = pos % kStages;
@@ -141,6 +147,7 @@ __device__ __forceinline__ void issue_k_tiles(float (&acc)[kMBlocks][kBN / 2], u
     wgmma_fence();
     mma_stage<kMBlocks, kBN>(acc, a + a_offset, a + L::kABytes, kt > 0);
     wgmma_commit_group();
+    while_running(kt);
     if (kt > 0) {
       wgmma_wait_group<1>();
       if (thread == 0) mbar_arrive(&empty[(pos - 1) % kStages]);
