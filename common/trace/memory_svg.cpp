@@ -160,17 +160,12 @@ std::string memory_svg(const TraceIndex& index, const SvgOptions& opt) {
   // The time axis, under the last panel, in us from the window's start.
   fmt::memory_buffer axis;
   const double axis_y = panels_end + 4;
-  const double tick = tick_step(static_cast<double>(t1 - t0), 10);
-  const int decimals = tick >= 1000 ? 0 : tick >= 100 ? 1 : tick >= 10 ? 2 : 3;
-  for (int i = 0;; ++i) {
-    const double t = i * tick;
-    if (t > static_cast<double>(t1 - t0) + 0.5) break;
-    const double x = X(t0 + static_cast<int64_t>(std::llround(t)));
+  for (const AxisTick& tick : time_axis_ticks(t1 - t0, 10)) {
     fmt::format_to(std::back_inserter(axis),
                    "<line class=\"ax\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>"
-                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"{4}\">{5:.{6}f}{7}</text>\n",
-                   x, axis_y - 4, axis_y + 1, axis_y + 14, i == 0 ? "start" : "middle", t / 1e3, decimals,
-                   i == 0 ? " us" : "");
+                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"{4}\">{5}</text>\n",
+                   X(t0 + tick.offset_ns), axis_y - 4, axis_y + 1, axis_y + 14,
+                   tick.offset_ns == 0 ? "start" : "middle", tick.label);
   }
   double y_end = axis_y + 30;
   // The legend.

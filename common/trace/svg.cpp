@@ -383,21 +383,16 @@ std::string trace_svg(const TraceIndex& index, const SvgOptions& opt) {
 
   // The axis: ticks at 1, 2 or 5 times a power of ten us from the window's start, with light grid lines down the lanes.
   fmt::memory_buffer axis;
-  const double step_ns = tick_step(static_cast<double>(t1 - t0), 10);
   const double axis_y = 62;
   fmt::format_to(std::back_inserter(axis), "<line class=\"ax\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>\n", x0,
                  axis_y, x1, axis_y);
-  const int decimals = step_ns >= 1000 ? 0 : step_ns >= 100 ? 1 : step_ns >= 10 ? 2 : 3;
-  for (int k = 0;; ++k) {
-    const double t = k * step_ns;
-    if (t > static_cast<double>(t1 - t0) + 0.5) break;
-    const double x = X(t0 + static_cast<int64_t>(std::llround(t)));
+  for (const AxisTick& tick : time_axis_ticks(t1 - t0, 10)) {
     fmt::format_to(std::back_inserter(axis),
                    "<line class=\"g\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>"
                    "<line class=\"ax\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{3}\"/>"
-                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{4}\" text-anchor=\"{5}\">{6:.{7}f}{8}</text>\n",
-                   x, axis_y, lanes_end, axis_y + 5, axis_y - 4, k == 0 ? "start" : "middle", t / 1e3, decimals,
-                   k == 0 ? " us" : "");
+                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{4}\" text-anchor=\"{5}\">{6}</text>\n",
+                   X(t0 + tick.offset_ns), axis_y, lanes_end, axis_y + 5, axis_y - 4,
+                   tick.offset_ns == 0 ? "start" : "middle", tick.label);
   }
 
   // The title and the notes: what is drawn, and what was merged.

@@ -161,6 +161,18 @@ double tick_step(double span, int want) {
   return 10 * p;
 }
 
+std::vector<AxisTick> time_axis_ticks(int64_t span_ns, int want) {
+  const double step = tick_step(static_cast<double>(span_ns), want);
+  const int decimals = step >= 1000 ? 0 : step >= 100 ? 1 : step >= 10 ? 2 : 3;
+  std::vector<AxisTick> out;
+  for (int k = 0;; ++k) {
+    const double t = k * step;
+    if (t > static_cast<double>(span_ns) + 0.5) break;
+    out.push_back({static_cast<int64_t>(std::llround(t)), fmt::format("{:.{}f}{}", t / 1e3, decimals, k ? "" : " us")});
+  }
+  return out;
+}
+
 int terminal_width() {
   // Clamped to --width's range: $COLUMNS comes from the environment, and a row is allocated per column.
   if (const char* c = std::getenv("COLUMNS")) {

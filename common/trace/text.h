@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ladder {
 
@@ -36,6 +38,14 @@ std::string shortened(const std::string& name, size_t width);
 // Axis ticks: 1, 2 or 5 times a power of ten, for about `want` ticks over `span` units, never less than one unit (a
 // zero or negative span gets 1).
 double tick_step(double span, int want);
+
+// The ticks of a time axis over [0, span_ns], tick_step apart, each with its label in us with as many decimals as the
+// step needs; the first says its unit ("0.0 us", "0.5", "1.0", ...). Both pictures' axes are these.
+struct AxisTick {
+  int64_t offset_ns = 0;
+  std::string label;
+};
+std::vector<AxisTick> time_axis_ticks(int64_t span_ns, int want);
 
 // The terminal's width from $COLUMNS or the tty, else 100; at most 1000 (--width's range is 40..1000).
 int terminal_width();
