@@ -5,6 +5,7 @@
 //                                       column; gzip read as such; - is standard input)
 //   ladder-trace timeline FILE          one step as CPU and GPU lanes on one time axis
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
+//                                       (--name-width N: labels cut to N columns, no two rows alike)
 //   ladder-trace svg FILE -o OUT.svg    one step (or a window, or one op's subtree: --focus) as a picture
 //   ladder-trace open FILE              the file in the Perfetto UI: prints its link, serves it once on 127.0.0.1:9001
 //   ladder-trace kernels FILE|FOLDER|-  every kernel, copy and set: time, % of GPU time, GB/s and TFLOP/s vs a peak
