@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <regex>
@@ -56,6 +57,9 @@ std::string format_time(int64_t num_ns, int64_t den = 1) {
 // torch's _format_time_share: a percentage with two decimals, "NaN" when there is nothing to share.
 std::string format_share(int64_t part_ns, int64_t total_ns) {
   if (total_ns == 0) return "NaN";
+  if (part_ns > INT64_MAX / 10000 || part_ns < -INT64_MAX / 10000) {  // past 10 days: exact hundredths would overflow
+    return fmt::format("{:.2f}%", 100.0 * static_cast<double>(part_ns) / static_cast<double>(total_ns));
+  }
   const int64_t q = div_round(part_ns * 10000, total_ns);  // hundredths of a percent
   const char* sign = q < 0 ? "-" : "";
   const int64_t a = q < 0 ? -q : q;

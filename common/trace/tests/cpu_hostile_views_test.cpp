@@ -11,6 +11,7 @@
 #include "trace/index.h"
 #include "trace/json_read.h"
 #include "trace/kernels_view.h"
+#include "trace/key_averages.h"
 #include "trace/memory.h"
 #include "trace/memory_svg.h"
 #include "trace/svg.h"
@@ -139,6 +140,14 @@ TEST(HostileViews, AStepTheTraceDoesNotHoldIsOneLine) {
   EXPECT_THROW((void)breakdown_view(index, 3, OutputFormat::Csv), UsageError);
   const Trace t = trace_of(op("aten::empty", "0", "10") + "," + mem("1", "8", "8"));
   EXPECT_THROW((void)memory_report(TraceIndex(t), 1), UsageError);
+}
+
+TEST(HostileViews, SummaryOfOpsLongerThanTenDaysEnds) {
+  // Found by the fuzz target after 28 minutes: a share of CPU time of an op over 9.2e14 ns (10.7 days) overflowed
+  // part * 10000 (UBSan at key_averages.cpp:59).
+  const Trace t = trace_of(op("aten::mm", "0", "4423523365260.251") + "," + op("aten::add", "0", "1"));
+  const std::string out = summary_table(TraceIndex(t), TableOptions{});
+  EXPECT_NE(out.find("100.00%"), std::string::npos) << out;
 }
 
 TEST(Text, PrintableEscapesC1ControlsAndBrokenUtf8) {
