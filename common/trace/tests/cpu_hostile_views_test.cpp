@@ -14,6 +14,7 @@
 #include "trace/key_averages.h"
 #include "trace/memory.h"
 #include "trace/memory_svg.h"
+#include "trace/memory_view.h"
 #include "trace/svg.h"
 #include "trace/text.h"
 #include "trace/trace.h"
@@ -148,6 +149,19 @@ TEST(HostileViews, SummaryOfOpsLongerThanTenDaysEnds) {
   const Trace t = trace_of(op("aten::mm", "0", "4423523365260.251") + "," + op("aten::add", "0", "1"));
   const std::string out = summary_table(TraceIndex(t), TableOptions{});
   EXPECT_NE(out.find("100.00%"), std::string::npos) << out;
+}
+
+TEST(HostileViews, MemoryViewOfRecordsOutsideEveryStepIsOneLine) {
+  // Found by the fuzz target: with every [memory] record outside the steps, or every peak negative (levels summed
+  // from Bytes), the view named step -1.
+  const Trace outside = trace_of(R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, )"
+                                 R"("tid": 1, "ts": 0, "dur": 10},)" + mem("50", "8", "8"));
+  EXPECT_THROW((void)memory_view(TraceIndex(outside), -1, OutputFormat::Text), TraceError);
+  const Trace negative = trace_of(R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, )"
+                                  R"("tid": 1, "ts": 0, "dur": 10},)" +
+                                  std::string(R"({"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 5, )"
+                                              R"("args": {"Bytes": -64, "Device Type": 1, "Device Id": 0}})"));
+  EXPECT_NE(memory_view(TraceIndex(negative), -1, OutputFormat::Text).find("ProfilerStep#1"), std::string::npos);
 }
 
 TEST(Text, PrintableEscapesC1ControlsAndBrokenUtf8) {
