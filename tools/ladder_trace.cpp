@@ -5,6 +5,7 @@
 //                                       column; gzip read as such; - is standard input)
 //   ladder-trace timeline FILE|FOLDER   one step as CPU and GPU lanes on one time axis (a folder: every rank)
 //   ladder-trace diff A B [--step 3]    what changed from A to B: kernels removed/added, times, bytes moved
+//                                       (--name-width N: labels cut to N columns, no two rows alike)
 //   ladder-trace svg FILE -o OUT.svg    one step (or a window, or one op's subtree: --focus) as a picture
 //   ladder-trace svg FOLDER -o OUT.svg  one step of every rank: a lane group per rank, collectives joined, waits shaded
 //   ladder-trace open FILE              the file in the Perfetto UI: prints its link, serves it once on 127.0.0.1:9001
@@ -210,6 +211,9 @@ int main(int argc, char** argv) {
   diff->add_option("--step", diff_step, "compare this step of both (3 = ProfilerStep#3; default: the mean over all steps)");
   diff->add_flag("--csv", csv, "the rows and the step figures as CSV (times in us per step, bytes)");
   diff->add_flag("--json", json, "the rows and the step figures as a JSON list");
+  int diff_name_width = 60;
+  diff->add_option("--name-width", diff_name_width, "cut row labels to this many characters (default 60)")
+      ->check(CLI::Range(20, 10000));
 
   CLI::App* svg = app.add_subcommand("svg", "one step, a window or one op's subtree drawn as an SVG picture");
   SvgOptions svg_opt;
@@ -321,8 +325,10 @@ int main(int argc, char** argv) {
     const double v = std::strtod(max_json_text.c_str(), &end);
     const std::string unit = end ? end : "";
     const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0 : unit == "G" ? 1073741824.0 : -1;
-    if (!(v > 0) || scale < 0) {
-      fmt::print(stderr, "error: --max-json {}: a size in bytes, or with K, M or G (8G)\n", max_json_text);
+    // At most 2^62 bytes: a larger double (1e30G) has no uint64 value, and converting it would be undefined.
+    if (!(v > 0) || scale < 0 || !(v * scale <= 4611686018427387904.0)) {
+      fmt::print(stderr, "error: --max-json {}: a size in bytes, or with K, M or G (8G), up to 2^62 bytes\n",
+                 printable(max_json_text));
       return 2;
     }
     max_json = static_cast<uint64_t>(v * scale);
@@ -392,7 +398,7 @@ int main(int argc, char** argv) {
         if (peak_tflops > 0 || peak_gbps > 0) {
           kernel_opt.peak = Peak{peak_tflops, peak_gbps, "given", "--peak-tflops, --peak-gbps"};
         } else if (kernel_opt.peak.tflops > 0) {
-          kernel_opt.peak.gpu += " (" + printable(r.trace.devices.front().name) + ", datasheet; TFLOP/s: dense BF16)";
+          kernel_opt.peak.gpu += " (" + printable(r.trace.devices.front().name) + ", datasheet)";
         }
         const std::string view = *breakdown ? breakdown_view(index, k, table.format) : kernels_view(index, kernel_opt);
         if (one_table) {
@@ -413,7 +419,7 @@ int main(int argc, char** argv) {
     } else if (*diff) {
       // One trace in memory at a time.
       fmt::print("{}", diff_traces([&] { return load(file); }, [&] { return load(file_b); }, file, file_b, diff_step,
-                                   table.format));
+                                   table.format, diff_name_width));
     } else if (*memory) {
       const Trace t = load(file);
       const TraceIndex index(t);

@@ -1,9 +1,12 @@
 // See open_in_perfetto.h. A tiny HTTP/1.1 server on POSIX sockets: it must answer exactly one kind of request, so a
 // library would be more code to trust than the few lines here. What it guards against, because it listens on a socket
-// any local program can reach: a request larger than kMaxRequest is refused, a client that sends nothing for
-// kRequestTimeout is dropped, a client that stops reading the file for kSendTimeout is dropped, and at most kMaxClients
-// connections are held at once (browsers open spare connections that never send anything). None of them can keep the
-// file from being served to the next client, and Ctrl-C ends it at any time (SIGINT keeps its default action).
+// any local program or web page can reach: only a request whose Origin is the Perfetto UI gets the file (a plain curl
+// or another site's page gets 403 and does not use up the serving), only a Host of 127.0.0.1 or localhost is answered
+// (a page that rebinds its own name to 127.0.0.1 is refused), a request larger than kMaxRequest is refused, a client
+// that sends nothing for kRequestTimeout is dropped, every client has a deadline for taking the answer (the sends never
+// block: a client reading a few bytes at a time is dropped at its deadline), and at most kMaxClients connections are
+// held at once (browsers open spare connections that never send anything). None of them can keep the file from being
+// served to the next client, and Ctrl-C ends it at any time (SIGINT keeps its default action).
 #include "open_in_perfetto.h"
 
 #include <arpa/inet.h>
@@ -18,6 +21,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -39,7 +43,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr size_t kMaxRequest = 16 * 1024;  // a browser's GET with its headers is under 2 KB
 constexpr auto kRequestTimeout = std::chrono::seconds(10);
-constexpr int kSendTimeoutS = 30;
+// The time a client has to take the whole file: 10 s, and 1 s more per 100 MB (the loopback moves GB/s).
+constexpr auto kSendTimeout = std::chrono::seconds(10);
+constexpr int64_t kSendBytesPerSecond = 100'000'000;
 constexpr size_t kMaxClients = 16;
 // The Perfetto UI parses a trace inside the browser's WebAssembly memory; past about 1 GB of JSON it runs out. Such a
 // trace opens through a native trace processor instead (the UI finds one on 127.0.0.1:9001 by itself).
@@ -57,6 +63,22 @@ std::string url_name(const std::string& file) {
       out += static_cast<char>(c);
     } else {
       out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+// "%3D" -> "=": the Perfetto UI decodes its url= before it fetches, so a file named "bs=64+fused.json" is asked for
+// as /bs=64+fused.json, not as the link's /bs%3D64%2Bfused.json. Both name the file.
+std::string percent_decoded(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
     }
   }
   return out;
@@ -129,26 +151,36 @@ int listen_on(int port) {
   return fd;
 }
 
-bool send_all(int fd, const char* p, size_t n) {
+// Sends n bytes on the non-blocking socket fd, waiting for room until `deadline`; false when the client left or
+// did not take them in time.
+bool send_all(int fd, const char* p, size_t n, Clock::time_point deadline) {
   while (n > 0) {
     const ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;  // the client left, or stopped reading for kSendTimeoutS
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (ms <= 0) return false;
+      pollfd out{fd, POLLOUT, 0};
+      if (poll(&out, 1, static_cast<int>(std::min<int64_t>(ms, 1000))) < 0 && errno != EINTR) return false;
+      continue;
+    }
+    if (w <= 0) return false;
     p += w;
     n -= static_cast<size_t>(w);
   }
   return true;
 }
 
-void answer(int fd, const char* status) {
+void answer(int fd, const char* status, const std::string& extra = "") {
   const std::string r = fmt::format(
       "HTTP/1.1 {}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: {}\r\n"
-      "Connection: close\r\n\r\n{}\n",
-      status, std::strlen(status) + 1, kOrigin, status);
-  send_all(fd, r.data(), r.size());
+      "{}Connection: close\r\n\r\n{}\n",
+      status, std::strlen(status) + 1, kOrigin, extra, status);
+  send_all(fd, r.data(), r.size(), Clock::now() + kRequestTimeout);
 }
 
-// Sends the whole file; true only if every byte went out.
+// Sends the whole file, as application/gzip when it is gzip (the UI inflates it) and application/json otherwise;
+// true only if every byte went out before the client's deadline.
 bool send_file(int fd, const std::string& file) {
   const int in = open(file.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};
@@ -157,18 +189,21 @@ bool send_file(int fd, const std::string& file) {
     answer(fd, "404 Not Found");
     return false;
   }
+  std::array<unsigned char, 2> magic{};
+  const bool gzip = pread(in, magic.data(), magic.size(), 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  const auto deadline = Clock::now() + kSendTimeout + std::chrono::seconds(st.st_size / kSendBytesPerSecond);
   const std::string head = fmt::format(
-      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: {}\r\n"
+      "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: {}\r\n"
       "Cache-Control: no-cache\r\nConnection: close\r\n\r\n",
-      st.st_size, kOrigin);
-  bool ok = send_all(fd, head.data(), head.size());
+      gzip ? "application/gzip" : "application/json", st.st_size, kOrigin);
+  bool ok = send_all(fd, head.data(), head.size(), deadline);
   std::vector<char> buf(size_t{1} << 20);
   int64_t left = st.st_size;
   while (ok && left > 0) {
     const ssize_t r = read(in, buf.data(), buf.size());
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
-    ok = send_all(fd, buf.data(), static_cast<size_t>(r));
+    ok = send_all(fd, buf.data(), static_cast<size_t>(r), deadline);
     left -= r;
   }
   close(in);
@@ -181,9 +216,24 @@ struct Client {
   Clock::time_point deadline;
 };
 
-// Handles one complete request; returns true when it was the GET of the file and the file went out whole.
-bool respond(const Client& c, const std::string& path, const std::string& file) {
-  fcntl(c.fd, F_SETFL, fcntl(c.fd, F_GETFL) & ~O_NONBLOCK);  // from here on each send waits, up to kSendTimeoutS
+// The value of header `name` (lower case) in a request, trimmed; "" when it has none.
+std::string header(const std::string& request, const std::string& name) {
+  for (size_t at = request.find("\r\n"); at != std::string::npos; at = request.find("\r\n", at + 2)) {
+    const size_t colon = request.find(':', at + 2), end = request.find("\r\n", at + 2);
+    if (colon == std::string::npos || colon > end || colon - (at + 2) != name.size()) continue;
+    std::string key = request.substr(at + 2, name.size());
+    for (char& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (key != name) continue;
+    const size_t from = request.find_first_not_of(" \t", colon + 1);
+    const size_t to = request.find_last_not_of(" \t", end - 1);
+    return from == std::string::npos || from > to ? "" : request.substr(from, to - from + 1);
+  }
+  return "";
+}
+
+// Handles one complete request; returns true when it was the UI's GET of the file and the file went out whole.
+// OPTIONS is the browser's preflight, answered for the UI alone (with Chrome's private-network permission).
+bool respond(const Client& c, const std::string& path, const std::string& file, int port) {
   const size_t sp1 = c.request.find(' ');
   const size_t sp2 = sp1 == std::string::npos ? std::string::npos : c.request.find(' ', sp1 + 1);
   if (sp2 == std::string::npos) {
@@ -193,9 +243,33 @@ bool respond(const Client& c, const std::string& path, const std::string& file) 
   const std::string method = c.request.substr(0, sp1);
   std::string target = c.request.substr(sp1 + 1, sp2 - sp1 - 1);
   target = target.substr(0, target.find('?'));
-  if (method == "GET" && target == path) return send_file(c.fd, file);
-  answer(c.fd, "404 Not Found");
-  return false;
+  const std::string host = header(c.request, "host");
+  if (host != fmt::format("127.0.0.1:{}", port) && host != fmt::format("localhost:{}", port)) {
+    answer(c.fd, "403 Forbidden");  // another name resolving here: a page rebinding its own name to 127.0.0.1
+    return false;
+  }
+  const bool ui = header(c.request, "origin") == kOrigin;
+  if (method == "OPTIONS") {
+    if (!ui) {
+      answer(c.fd, "403 Forbidden");
+      return false;
+    }
+    const std::string asked = header(c.request, "access-control-request-headers");
+    answer(c.fd, "204 No Content",
+           fmt::format("Access-Control-Allow-Methods: GET, OPTIONS\r\n{}Access-Control-Allow-Private-Network: true\r\n"
+                       "Access-Control-Max-Age: 60\r\n",
+                       asked.empty() ? "" : "Access-Control-Allow-Headers: " + asked + "\r\n"));
+    return false;
+  }
+  if (method != "GET" || percent_decoded(target) != percent_decoded(path)) {
+    answer(c.fd, "404 Not Found");
+    return false;
+  }
+  if (!ui) {
+    answer(c.fd, "403 Forbidden");  // the file is for the Perfetto UI's page, not for any program on this machine
+    return false;
+  }
+  return send_file(c.fd, file);
 }
 
 }  // namespace
@@ -257,7 +331,7 @@ void open_in_perfetto(const std::string& file, bool open_browser, int port) {
         } else {
           c.request.append(buf, static_cast<size_t>(r));
           if (c.request.find("\r\n\r\n") != std::string::npos) {
-            if (!served) served = respond(c, path, file);
+            if (!served) served = respond(c, path, file, port);
             done = true;
           } else if (c.request.size() > kMaxRequest) {
             answer(c.fd, "431 Request Header Fields Too Large");
@@ -275,13 +349,7 @@ void open_in_perfetto(const std::string& file, bool open_browser, int port) {
     clients = std::move(still);
     if (!served && (fds[0].revents & POLLIN)) {
       const int fd = accept4(server, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (fd >= 0) {
-        // Reading stays non-blocking (poll above); the file is sent blocking, dropped after kSendTimeoutS of no
-        // progress.
-        const timeval tv{kSendTimeoutS, 0};
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-        clients.push_back({fd, {}, Clock::now() + kRequestTimeout});
-      }
+      if (fd >= 0) clients.push_back({fd, {}, Clock::now() + kRequestTimeout});  // non-blocking, reads and sends
     }
   }
   for (const Client& c : clients) close(c.fd);

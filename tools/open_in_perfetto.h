@@ -12,9 +12,12 @@ inline constexpr int kPerfettoPort = 9001;
 
 // Prints the link that opens `file` in the Perfetto UI as the first line on stdout, opens a browser on it where there
 // is one ($BROWSER, else xdg-open under a display; never over ssh, nor with `open_browser` false), then serves the
-// file on 127.0.0.1:`port` until one GET has received it whole, and returns. Everything else (other paths, POST
-// /status, which the UI probes first, OPTIONS) gets 404. Throws ladder::Error with one line for a file that is
-// missing or too large for the UI, and for a port that is taken.
+// file on 127.0.0.1:`port` until one GET from the Perfetto UI (its Origin, a Host of 127.0.0.1 or localhost) has
+// received it whole, and returns. The path is matched decoded or not (the UI decodes the link's url= before it
+// fetches); a gzip file goes out as application/gzip. The UI's preflight OPTIONS gets its CORS answer; a GET of the
+// file from any other origin, or with none, gets 403; other paths and POST /status (the UI probes it first) get 404;
+// none of them ends the serving. Throws ladder::Error with one line for a file that is missing or too large for the
+// UI, and for a port that is taken.
 void open_in_perfetto(const std::string& file, bool open_browser = true, int port = kPerfettoPort);
 
 }  // namespace ladder

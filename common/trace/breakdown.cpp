@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/error.h"
+#include "trace/steps.h"
 #include "trace/text.h"
 #include "trace/communication.h"
 
@@ -114,6 +116,7 @@ TimeBreakdown Timeline::over(int64_t from, int64_t to) const {
 }
 
 std::string breakdown_view(const TraceIndex& index, int step, OutputFormat format) {
+  check_step_index(index, step);
   const Timeline line(index.trace());
   std::vector<std::pair<std::string, TimeBreakdown>> rows;
   const auto& steps = index.steps();
@@ -121,6 +124,7 @@ std::string breakdown_view(const TraceIndex& index, int step, OutputFormat forma
     if (step >= 0 && static_cast<int>(k) != step) continue;
     rows.emplace_back(steps[k].name, line.over(steps[k].ts_ns, steps[k].end_ns));
   }
+  if (rows.empty()) throw TraceError("the trace holds no event: no step time to break down");
   if (rows.size() > 1) {  // the mean of the steps
     TimeBreakdown m;
     const auto n = static_cast<int64_t>(rows.size());

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_set>
 #include <vector>
@@ -142,13 +143,47 @@ std::string row_bytes(double bytes) {
 
 // "[gelu] void ch03::gelu_vec_kernel<2, false>(...)": the op first, since long kernel names often differ only late.
 // An = row whose ops differ names both, "-" for a side without one: "[aten::mm | aten::addmm]".
-std::string label(const std::string& name, const Activity& k, const Activity* other, size_t width) {
+// Two labels that cut to the same text are cut in the middle instead ("[aten::mm] sm90_xmma...128x256_tn"), as the
+// names that share a long head differ at their end; any still alike get " #2", " #3" in the order of the rows.
+std::string full_label(const std::string& name, const Activity& k, const Activity* other) {
   std::string op = printable(k.op);
   if (other && other->op != k.op) op = (k.op.empty() ? "-" : op) + " | " + (other->op.empty() ? "-" : printable(other->op));
   if (!op.empty()) op = "[" + op + "] ";
-  const std::string times = k.count > 1 ? fmt::format(" x{}", k.count) : "";
-  const std::string shown = k.cat == Cat::Kernel ? kernel_display_name(name) : name;
-  return shortened(op + printable(shown), width - times.size()) + times;
+  return op + printable(k.cat == Cat::Kernel ? kernel_display_name(name) : name);
+}
+
+std::string middle_cut(const std::string& s, size_t width) {
+  if (display_width(s) <= width) return s;
+  const std::string head = shortened(s, width / 2 + 2);  // its last three characters are the "..."
+  size_t tail = s.size(), cols = display_width(head);
+  while (tail > 0 && cols < width) {  // whole characters from the end, while they fit
+    size_t start = tail - 1;
+    while (start > 0 && (static_cast<unsigned char>(s[start]) & 0xc0) == 0x80) --start;
+    const size_t w = display_width(s.substr(start, tail - start));
+    if (cols + w > width) break;
+    cols += w;
+    tail = start;
+  }
+  return head + s.substr(tail);
+}
+
+// Each row's label in `width` columns ("x3" kept when it ran more than once per step), no two rows alike.
+std::vector<std::string> labels_of(const std::vector<std::string>& full, const std::vector<int64_t>& counts,
+                                   size_t width) {
+  std::vector<std::string> out(full.size());
+  auto times = [&](size_t i) { return counts[i] > 1 ? fmt::format(" x{}", counts[i]) : std::string(); };
+  auto room = [&](size_t i) { return std::max<size_t>(width > times(i).size() ? width - times(i).size() : 0, 8); };
+  std::map<std::string, std::vector<size_t>> alike;
+  for (size_t i = 0; i < full.size(); ++i) alike[shortened(full[i], room(i)) + times(i)].push_back(i);
+  for (const auto& [text, rows] : alike) {
+    for (const size_t i : rows) out[i] = rows.size() == 1 ? text : middle_cut(full[i], room(i)) + times(i);
+  }
+  std::map<std::string, int> seen;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int k = ++seen[out[i]];
+    if (k > 1) out[i] = shortened(out[i], room(i) > 4 ? room(i) - 4 : 4) + fmt::format(" #{}", k);
+  }
+  return out;
 }
 
 // "(-2.3%)", or new/gone where one side is zero: a percentage of nothing says nothing.
@@ -197,7 +232,7 @@ std::vector<Row> rows_of(const TraceSummary& sa, const TraceSummary& sb) {
 }
 
 std::string text(const TraceSummary& sa, const TraceSummary& sb, const std::string& name_a,
-                 const std::string& name_b) {
+                 const std::string& name_b, size_t w) {
   std::string out;
   for (const auto* t : {&sa, &sb}) {
     if (t->whole_trace) {
@@ -210,14 +245,23 @@ std::string text(const TraceSummary& sa, const TraceSummary& sb, const std::stri
   } else {
     out += fmt::format("per step, mean over {} steps of {} and {} of {}\n", sa.steps, name_a, sb.steps, name_b);
   }
-  const size_t w = 60;
-  for (const Row& r : rows_of(sa, sb)) {
+  const std::vector<Row> rows = rows_of(sa, sb);
+  std::vector<std::string> full;
+  std::vector<int64_t> counts;
+  for (const Row& r : rows) {
+    const Activity& k = r.a ? *r.a : *r.b;
+    full.push_back(full_label(*r.name, k, r.change == Change::Both ? r.b : nullptr));
+    counts.push_back(static_cast<int64_t>(k.count));
+  }
+  const std::vector<std::string> shown = labels_of(full, counts, w);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
     if (r.change == Change::Both) {
-      out += fmt::format("  = {:<{}} {:>9.1f} us -> {:>9.1f} us{}\n", label(*r.name, *r.a, r.b, w), w, r.a->us,
+      out += fmt::format("  = {:<{}} {:>9.1f} us -> {:>9.1f} us{}\n", shown[i], w, r.a->us,
                          r.b->us, r.a->count != r.b->count ? fmt::format("  ({}x -> {}x)", r.a->count, r.b->count) : "");
     } else {
       const Activity& k = r.a ? *r.a : *r.b;
-      out += fmt::format("  {} {:<{}} {:>9.1f} us{}\n", r.a ? '-' : '+', label(*r.name, k, nullptr, w), w, k.us,
+      out += fmt::format("  {} {:<{}} {:>9.1f} us{}\n", r.a ? '-' : '+', shown[i], w, k.us,
                          k.bytes_known ? "  " + row_bytes(k.bytes) : "");
     }
   }
@@ -278,19 +322,21 @@ std::string records(const TraceSummary& sa, const TraceSummary& sb, const std::s
 }  // namespace
 
 std::string diff_traces(const Trace& a, const Trace& b, const std::string& name_a, const std::string& name_b,
-                        const std::string& step, OutputFormat format) {
+                        const std::string& step, OutputFormat format, int name_width) {
   const std::string pa = printable(name_a), pb = printable(name_b);
   const TraceSummary sa = summarize(a, step, pa), sb = summarize(b, step, pb);
-  return format == OutputFormat::Text ? text(sa, sb, pa, pb) : records(sa, sb, pa, pb, format);
+  return format == OutputFormat::Text ? text(sa, sb, pa, pb, static_cast<size_t>(std::max(name_width, 20)))
+                                      : records(sa, sb, pa, pb, format);
 }
 
 std::string diff_traces(const std::function<Trace()>& load_a, const std::function<Trace()>& load_b,
                         const std::string& name_a, const std::string& name_b, const std::string& step,
-                        OutputFormat format) {
+                        OutputFormat format, int name_width) {
   const std::string pa = printable(name_a), pb = printable(name_b);
   const TraceSummary sa = summarize(load_a(), step, pa);  // the trace is a temporary: gone before b is read
   const TraceSummary sb = summarize(load_b(), step, pb);
-  return format == OutputFormat::Text ? text(sa, sb, pa, pb) : records(sa, sb, pa, pb, format);
+  return format == OutputFormat::Text ? text(sa, sb, pa, pb, static_cast<size_t>(std::max(name_width, 20)))
+                                      : records(sa, sb, pa, pb, format);
 }
 
 }  // namespace ladder

@@ -24,13 +24,14 @@ namespace ladder {
 // change (gone, new, both; "" for a figure), name, op_a, op_b, count_a, count_b (per step), a, b (per step, in unit),
 // unit (us, count, bytes), bytes_a, bytes_b (derived bytes per step, null where unknown) and note (why bytes are not
 // derivable, or that a trace is one window). A side without the row or the figure is null.
+// name_width: the columns of a text row's label (at least 20); labels longer are cut, no two different rows alike.
 std::string diff_traces(const Trace& a, const Trace& b, const std::string& name_a = "a",
                         const std::string& name_b = "b", const std::string& step = "",
-                        OutputFormat format = OutputFormat::Text);
+                        OutputFormat format = OutputFormat::Text, int name_width = 60);
 // The same, reading each trace only when its figures are taken and dropping it before the next is read: two large
 // traces are never in memory together (two 1 GB traces: 1.48 GB at the peak when held together).
 std::string diff_traces(const std::function<Trace()>& load_a, const std::function<Trace()>& load_b,
                         const std::string& name_a, const std::string& name_b, const std::string& step = "",
-                        OutputFormat format = OutputFormat::Text);
+                        OutputFormat format = OutputFormat::Text, int name_width = 60);
 
 }  // namespace ladder

@@ -309,6 +309,13 @@ class Reader : json::Tokenizer {
     if (where.empty()) fail_event(what);
     throw TraceError(fmt::format("trace {}: {}: {}", name_, where, what));
   }
+  // A [memory] byte count: within +-kMaxMemoryBytes (trace.h), as "ts" and "dur" are within range, so that the
+  // levels and sums the memory views make of them stay exact and checkable.
+  int64_t to_bytes(const Num& n, const char* field, int64_t fallback) {
+    const int64_t v = to_int64(n, field, fallback);
+    if (v > kMaxMemoryBytes || v < -kMaxMemoryBytes) out_of_range(n, field, "");
+    return v;
+  }
   // Microseconds -> integer nanoseconds, without the rounding error of llround(v * 1000) on large values: the whole
   // microseconds are exact in a double, and so is v - floor(v); only the fraction needs rounding.
   int64_t us_to_ns(const Num& n, const char* field) {
@@ -345,13 +352,13 @@ class Reader : json::Tokenizer {
       // An allocation (Bytes > 0) or a free (< 0) that profile_memory=True recorded: torch's memory columns.
       MemoryRecord m;
       m.ts_ns = us_to_ns(r.ts, "ts");
-      m.bytes = to_int64(r.mem_bytes, "Bytes", 0);
+      m.bytes = to_bytes(r.mem_bytes, "Bytes", 0);
       m.tid = r.tid.i;
       m.device_type = to_int32(r.mem_device_type, "Device Type", 0);
       m.device_id = to_int32(r.mem_device_id, "Device Id", -1);
       m.addr = to_int64(r.mem_addr, "Addr", -1);
-      m.total_allocated = to_int64(r.mem_allocated, "Total Allocated", -1);
-      m.total_reserved = to_int64(r.mem_reserved, "Total Reserved", -1);
+      m.total_allocated = to_bytes(r.mem_allocated, "Total Allocated", -1);
+      m.total_reserved = to_bytes(r.mem_reserved, "Total Reserved", -1);
       trace_.memory.push_back(m);
       return;
     }

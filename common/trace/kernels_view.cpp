@@ -8,6 +8,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "trace/steps.h"
 #include "trace/text.h"
 #include "trace/work.h"
 
@@ -82,6 +83,7 @@ std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digit
 
 std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) {
   const Trace& t = index.trace();
+  check_step_index(index, opt.step);
   std::vector<int> acts;
   if (opt.step >= 0) {
     acts = index.gpu_activities(opt.step);
@@ -160,12 +162,17 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
   struct Cells {
     std::string gbps, gbps_pct, tflops, tflops_pct;
   };
+  // The TFLOP/s a row is rated against: tensor-core kernels against the tensor-core peak, the others against the
+  // CUDA cores' FP32 peak where the peak has one apart.
+  auto tflops_peak = [&](const Row& r) {
+    return !r.tensor_cores && opt.peak.fp32_tflops > 0 ? opt.peak.fp32_tflops : opt.peak.tflops;
+  };
   auto cells = [&](const Row& r) {
     Cells c;
     if (r.rated == 0 && r.rec_calls > 0) {  // the recorded FLOPs alone: a TFLOP/s, no GB/s
       const double tflops = r.rec_flops / (static_cast<double>(r.rec_ns) * 1e-9) / 1e12;
       c.tflops = fixed(tflops, 2);
-      if (opt.peak.tflops > 0) c.tflops_pct = fixed(100 * tflops / opt.peak.tflops, 1);
+      if (tflops_peak(r) > 0) c.tflops_pct = fixed(100 * tflops / tflops_peak(r), 1);
       return c;
     }
     if (r.rated == 0) return c;
@@ -175,7 +182,7 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
     if (opt.peak.gbps > 0 && !r.copy) c.gbps_pct = fixed(100 * gbps / opt.peak.gbps, 1);
     if (r.flops_known) {
       c.tflops = fixed(tflops, 2);
-      if (opt.peak.tflops > 0) c.tflops_pct = fixed(100 * tflops / opt.peak.tflops, 1);
+      if (tflops_peak(r) > 0) c.tflops_pct = fixed(100 * tflops / tflops_peak(r), 1);
     }
     return c;
   };
@@ -236,8 +243,12 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
   };
   if (!opt.compact) {
     if (opt.peak.tflops > 0 || opt.peak.gbps > 0) {
-      out += fmt::format("peak: {}: {} TFLOP/s, {} GB/s{}\n", opt.peak.gpu,
-                         opt.peak.tflops > 0 ? fmt::format("{:g}", opt.peak.tflops) : "-",
+      std::string tflops = opt.peak.tflops > 0 ? fmt::format("{:g} TFLOP/s", opt.peak.tflops) : "- TFLOP/s";
+      if (opt.peak.tflops > 0 && opt.peak.fp32_tflops > 0) {
+        tflops = fmt::format("{:g} TFLOP/s dense BF16 (TC yes), {:g} TFLOP/s FP32 on the CUDA cores (TC no)",
+                             opt.peak.tflops, opt.peak.fp32_tflops);
+      }
+      out += fmt::format("peak: {}: {}, {} GB/s{}\n", opt.peak.gpu, tflops,
                          opt.peak.gbps > 0 ? fmt::format("{:g}", opt.peak.gbps) : "-",
                          opt.peak.source.empty() ? "" : " (" + opt.peak.source + ")");
     } else {

@@ -27,7 +27,9 @@ bool uses_tensor_cores(const std::string& kernel_name);
 struct KernelViewOptions {
   int step = -1;       // the index in index.steps() of the one step to show; -1: the whole trace
   bool all = false;    // one row per activity in time order, instead of one per name
-  Peak peak;           // tflops/gbps 0: no % column for that figure
+  // tflops/gbps 0: no % column for that figure. A kernel that uses no tensor cores (uses_tensor_cores) is rated
+  // against peak.fp32_tflops where it is set (the datasheet peaks), any other against peak.tflops.
+  Peak peak;
   // The chapters' layout: kernel (op), time, GB/s, % of the copy ceiling, TFLOP/s, % of the GEMM ceiling.
   bool compact = false;
   std::string gbps_peak_label = "% peak", tflops_peak_label = "% peak";

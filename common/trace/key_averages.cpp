@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <regex>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "trace/memory.h"
 #include "trace/text.h"
 
 namespace ladder {
@@ -54,6 +57,9 @@ std::string format_time(int64_t num_ns, int64_t den = 1) {
 // torch's _format_time_share: a percentage with two decimals, "NaN" when there is nothing to share.
 std::string format_share(int64_t part_ns, int64_t total_ns) {
   if (total_ns == 0) return "NaN";
+  if (part_ns > INT64_MAX / 10000 || part_ns < -INT64_MAX / 10000) {  // past 10 days: exact hundredths would overflow
+    return fmt::format("{:.2f}%", 100.0 * static_cast<double>(part_ns) / static_cast<double>(total_ns));
+  }
   const int64_t q = div_round(part_ns * 10000, total_ns);  // hundredths of a percent
   const char* sign = q < 0 ? "-" : "";
   const int64_t a = q < 0 ? -q : q;
@@ -181,8 +187,8 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
   std::stable_sort(recs.begin(), recs.end(), [](auto* a, auto* b) { return a->ts_ns < b->ts_ns; });
   std::vector<int64_t> pre_cpu(recs.size() + 1, 0), pre_gpu(recs.size() + 1, 0), taken(recs.size() + 1, 0);
   for (size_t k = 0; k < recs.size(); ++k) {
-    pre_cpu[k + 1] = pre_cpu[k] + (cpu_device_type(recs[k]->device_type) ? recs[k]->bytes : 0);
-    pre_gpu[k + 1] = pre_gpu[k] + (gpu_device_type(recs[k]->device_type) ? recs[k]->bytes : 0);
+    pre_cpu[k + 1] = add_bytes(pre_cpu[k], cpu_device_type(recs[k]->device_type) ? recs[k]->bytes : 0);
+    pre_gpu[k + 1] = add_bytes(pre_gpu[k], gpu_device_type(recs[k]->device_type) ? recs[k]->bytes : 0);
   }
   if (!recs.empty()) {
     for (int i : order) {
@@ -190,8 +196,8 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
       auto hi = std::upper_bound(recs.begin(), recs.end(), ev[i].end_ns(), [](int64_t t, auto* m) { return t < m->ts_ns; });
       const size_t a = static_cast<size_t>(lo - recs.begin()), b = static_cast<size_t>(hi - recs.begin());
       if (a >= b) continue;
-      mem_cpu[i] = pre_cpu[b] - pre_cpu[a];
-      mem_gpu[i] = pre_gpu[b] - pre_gpu[a];
+      mem_cpu[i] = add_bytes(pre_cpu[b], -pre_cpu[a]);
+      mem_gpu[i] = add_bytes(pre_gpu[b], -pre_gpu[a]);
       taken[a]++;  // records a..b-1 are taken: a difference array, summed below
       taken[b]--;
     }
@@ -201,8 +207,8 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
   self_mem_gpu = mem_gpu;
   for (int i : order) {
     for (int c : index.children(i)) {
-      self_mem_cpu[i] -= mem_cpu[c];
-      self_mem_gpu[i] -= mem_gpu[c];
+      self_mem_cpu[i] = add_bytes(self_mem_cpu[i], -mem_cpu[c]);
+      self_mem_gpu[i] = add_bytes(self_mem_gpu[i], -mem_gpu[c]);
     }
   }
 
@@ -212,8 +218,8 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
     if (p < 0 || ev[p].name != ev[i].name || index.children(p).size() != 1) continue;
     folded[i] = 1;
     self_cpu[p] += self_cpu[i];
-    self_mem_cpu[p] += self_mem_cpu[i];  // the parent's memory already holds the child's: self skips a level
-    self_mem_gpu[p] += self_mem_gpu[i];
+    self_mem_cpu[p] = add_bytes(self_mem_cpu[p], self_mem_cpu[i]);  // the parent's memory holds the child's already
+    self_mem_gpu[p] = add_bytes(self_mem_gpu[p], self_mem_gpu[i]);
     self_cuda[p] = self_cuda[i];
     cuda_total[p] = cuda_total[i];
   }
@@ -224,6 +230,7 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
     std::string key, shapes;
     int64_t self_cpu = 0, cpu_total = 0, self_cuda = 0, cuda_total = 0, calls = 0;
     int64_t cpu_mem = 0, self_cpu_mem = 0, cuda_mem = 0, self_cuda_mem = 0;
+    double flops = 0;     // the "flops" with_flops=True recorded on its ops, summed (torch's FunctionEventAvg.flops)
     bool async = false;   // torch prints "0" for an async row's CPU total %
     bool device = false;  // kernel/memcpy/memset: counts toward "Self CUDA time total"
     std::tuple<bool, int64_t, int64_t, int> first;  // where torch's walk meets the row first (see below)
@@ -274,10 +281,11 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
       r.self_cpu += self_cpu[i];
       r.cpu_total += e.dur_ns;
       total_self_cpu += self_cpu[i];
-      r.cpu_mem += mem_cpu[i];
-      r.self_cpu_mem += self_mem_cpu[i];
-      r.cuda_mem += mem_gpu[i];
-      r.self_cuda_mem += self_mem_gpu[i];
+      if (e.flops > 0) r.flops += static_cast<double>(e.flops);
+      r.cpu_mem = add_bytes(r.cpu_mem, mem_cpu[i]);
+      r.self_cpu_mem = add_bytes(r.self_cpu_mem, self_mem_cpu[i]);
+      r.cuda_mem = add_bytes(r.cuda_mem, mem_gpu[i]);
+      r.self_cuda_mem = add_bytes(r.self_cuda_mem, self_mem_gpu[i]);
     }
     if (kind == 1) total_self_cuda += e.dur_ns;
     if (self_cuda[i] > 0) any_device_time = true;
@@ -296,10 +304,10 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
     r.calls++;
     const int64_t c = cpu_device_type(recs[k]->device_type) ? recs[k]->bytes : 0;
     const int64_t g = gpu_device_type(recs[k]->device_type) ? recs[k]->bytes : 0;
-    r.cpu_mem += c;
-    r.self_cpu_mem += c;
-    r.cuda_mem += g;
-    r.self_cuda_mem += g;
+    r.cpu_mem = add_bytes(r.cpu_mem, c);
+    r.self_cpu_mem = add_bytes(r.self_cpu_mem, c);
+    r.cuda_mem = add_bytes(r.cuda_mem, g);
+    r.self_cuda_mem = add_bytes(r.self_cuda_mem, g);
   }
   const bool memory = tr.profile_memory;
   bool device_memory = false;  // torch: the CUDA pair only when some row's self CUDA memory is positive
@@ -324,6 +332,20 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
   // Python's sorted(reverse=True) is stable: equal keys keep the order torch met them in.
   std::stable_sort(rows.begin(), rows.end(),
                    [&](const Row& a, const Row& b) { return sort_value(a) > sort_value(b); });
+  // torch's "Total FLOPs" column (with_flops=True): scaled by the smallest positive sum of all rows, before the row
+  // limit, to FLOPs, KFLOPs, ... PFLOPs (_build_table's auto_scale_flops).
+  double min_flops = 0;
+  for (const Row& r : rows) {
+    if (r.flops > 0 && (min_flops == 0 || r.flops < min_flops)) min_flops = r.flops;
+  }
+  double flops_scale = 1;
+  std::string flops_header;
+  if (min_flops > 0) {
+    static const char* const kFlopUnits[] = {"FLOPs", "KFLOPs", "MFLOPs", "GFLOPs", "TFLOPs", "PFLOPs"};
+    const double log_flops = std::max(0.0, std::min(std::log10(min_flops) / 3, 5.0));
+    flops_scale = std::pow(10.0, std::floor(log_flops) * -3.0);
+    flops_header = std::string("Total ") + kFlopUnits[static_cast<int>(log_flops)];
+  }
   if (!opt.filter.empty()) {
     rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Row& r) { return !std::regex_search(r.key, filter); }),
                rows.end());
@@ -338,6 +360,7 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
     for (const char* c : {"calls", "self_cpu_us", "cpu_total_us", "self_cuda_us", "cuda_total_us", "cpu_memory_bytes",
                           "self_cpu_memory_bytes", "cuda_memory_bytes", "self_cuda_memory_bytes"})
       rec.columns.push_back(c);
+    if (!flops_header.empty()) rec.columns.push_back("flops");
     rec.numeric.assign(rec.columns.size(), true);
     rec.numeric[0] = false;
     if (opt.group_by_input_shape) rec.numeric[1] = false;
@@ -350,6 +373,7 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
             memory ? std::to_string(r.cpu_mem) : "", memory ? std::to_string(r.self_cpu_mem) : "",
             memory ? std::to_string(r.cuda_mem) : "", memory ? std::to_string(r.self_cuda_mem) : ""})
         cells.push_back(v);
+      if (!flops_header.empty()) cells.push_back(r.flops > 0 ? fmt::format("{:.0f}", r.flops) : "");
       rec.rows.push_back(std::move(cells));
     }
     return opt.format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
@@ -380,18 +404,20 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
     for (const Row& r : rows) shapes_w = std::max(shapes_w, r.shapes.size() + 4);
     shapes_w = std::min<size_t>(shapes_w, 80);
   }
+  const size_t shapes_col = headers.size() - 1;  // the Input Shapes column, when there is one
+  if (!flops_header.empty()) headers.push_back(flops_header);
 
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
     for (size_t c = 0; c < cells.size(); ++c) {
-      const bool shapes = opt.group_by_input_shape && c + 1 == cells.size();
+      const bool shapes = opt.group_by_input_shape && c == shapes_col;
       out += fmt::format("{:>{}}  ", cells[c], c == 0 ? name_w : shapes ? shapes_w : 12);
     }
     out += "\n";
   };
   std::string rule = std::string(name_w, '-') + "  ";
   for (size_t c = 1; c < headers.size(); ++c) {
-    rule += std::string(opt.group_by_input_shape && c + 1 == headers.size() ? shapes_w : 12, '-') + "  ";
+    rule += std::string(opt.group_by_input_shape && c == shapes_col ? shapes_w : 12, '-') + "  ";
   }
   rule += "\n";
 
@@ -423,6 +449,7 @@ std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
     }
     cells.push_back(std::to_string(r.calls));
     if (opt.group_by_input_shape) cells.push_back(printable(r.shapes).substr(0, shapes_w));
+    if (!flops_header.empty()) cells.push_back(r.flops > 0 ? fmt::format("{:8.3f}", r.flops * flops_scale) : "--");
     line(cells);
   }
   out += rule;

@@ -30,8 +30,10 @@ struct TableOptions {
 };
 // The table as torch prints it; with profile_memory (Trace::profile_memory) the CPU Mem / Self CPU Mem columns, and
 // CUDA Mem / Self CUDA Mem when some self CUDA memory is positive, sit before "# of Calls" as in torch, with a
-// "[memory]" row for the allocations no CPU event was open around. Throws UsageError for an unknown sort key or a
-// filter that is not a regex.
+// "[memory]" row for the allocations no CPU event was open around. With the "flops" torch's with_flops=True records on
+// its ops, torch's last column, "Total FLOPs" scaled as torch scales it (Total MFLOPs, Total GFLOPs, ...: the unit of
+// the smallest positive row), "--" for a row without; as CSV/JSON a "flops" column of plain FLOPs. Throws UsageError
+// for an unknown sort key or a filter that is not a regex.
 std::string summary_table(const TraceIndex& index, const TableOptions& options);
 // torch's sort keys: cpu_time_total, self_cpu_time_total, cuda_time_total, ...; count.
 const std::vector<std::string>& table_sort_keys();

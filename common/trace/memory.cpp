@@ -12,7 +12,19 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/error.h"
+#include "trace/steps.h"
+
 namespace ladder {
+
+int64_t add_bytes(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    throw TraceError(fmt::format("the [memory] records' Bytes sum past {} bytes: not what an allocator records",
+                                 a < 0 ? "-2^63" : "2^63"));
+  }
+  return sum;
+}
 
 std::string memory_device_name(int device_type, int device_id) {
   if (device_type == 0) return "CPU";
@@ -46,6 +58,7 @@ struct OpKeyHash {
 
 MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
   const Trace& t = index.trace();
+  check_step_index(index, k);
   const std::vector<MemoryRecord>& rec = t.memory;
   const size_t n = rec.size();
   MemoryReport rep;
@@ -101,7 +114,13 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
     const int d = device_of_key[{rec[i].device_type, rec[i].device_id}];
     dev[i] = static_cast<uint16_t>(d);
     by_dev[static_cast<size_t>(d)].push_back(i);
-    running[static_cast<size_t>(d)] += rec[i].bytes;
+    int64_t& run = running[static_cast<size_t>(d)];
+    run += rec[i].bytes;  // both within kMaxMemoryBytes: no overflow, and the level is checked against it
+    if (run > kMaxMemoryBytes || run < -kMaxMemoryBytes) {
+      throw TraceError(fmt::format("the [memory] records' Bytes on {} sum to {} bytes at {} us, past 2^50: not what an "
+                                   "allocator records", memory_device_name(rec[i].device_type, rec[i].device_id),
+                                   run, static_cast<double>(rec[i].ts_ns) / 1e3));
+    }
     level[i] = totals[static_cast<size_t>(d)] ? rec[i].total_allocated : running[static_cast<size_t>(d)];
   }
 
@@ -205,14 +224,14 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
         if (fresh) names.push_back(e.name);
         OpMemory& s = stats[OpKey{w, dev[r], nit->second}];
         const bool self = it == stack.rbegin();
-        s.increase += m.bytes;
-        if (self) s.self_increase += m.bytes;
+        s.increase = add_bytes(s.increase, m.bytes);
+        if (self) s.self_increase = add_bytes(s.self_increase, m.bytes);
         if (m.bytes > 0) {
           ++s.allocation_count;
-          s.allocation_size += m.bytes;
+          s.allocation_size = add_bytes(s.allocation_size, m.bytes);
           if (self) {
             ++s.self_allocation_count;
-            s.self_allocation_size += m.bytes;
+            s.self_allocation_size = add_bytes(s.self_allocation_size, m.bytes);
           }
         }
       }
@@ -257,12 +276,12 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
         for (const auto& [addr, i] : open) {
           const int op = made_by[i];
           mw.alive.push_back({addr, rec[i].bytes, rec[i].ts_ns, op >= 0 ? index.event(op).name : ""});
-          mw.alive_bytes += rec[i].bytes;
+          mw.alive_bytes = add_bytes(mw.alive_bytes, rec[i].bytes);
         }
         std::sort(mw.alive.begin(), mw.alive.end(), [](const MemoryBlock& a, const MemoryBlock& b) {
           return a.bytes != b.bytes ? a.bytes > b.bytes : a.ts_ns < b.ts_ns;
         });
-        mw.before_trace = mw.peak_allocated - mw.alive_bytes;
+        mw.before_trace = add_bytes(mw.peak_allocated, -mw.alive_bytes);
       }
     };
     copy_out(-1);

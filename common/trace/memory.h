@@ -29,6 +29,10 @@
 
 namespace ladder {
 
+// a + b for sums of [memory] byte counts, or a TraceError when the sum leaves int64: each count is within
+// kMaxMemoryBytes (the reader checks), but a hostile file can hold millions of them.
+int64_t add_bytes(int64_t a, int64_t b);
+
 // "CPU" for c10's device type 0, "cuda:N" for 1 (CUDA), "device type T:N" for others.
 std::string memory_device_name(int device_type, int device_id);
 

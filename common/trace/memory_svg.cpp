@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "trace/memory.h"
 #include "trace/steps.h"
+#include "trace/text.h"
 
 namespace ladder {
 
@@ -29,36 +30,11 @@ const char* const kStyle =
     ".al{stroke:#2f6db5;stroke-width:1.5;fill:none}.re{stroke:#d9822b;stroke-width:1.5;fill:none;stroke-dasharray:5 3}"
     ".pk{fill:#c0392b;stroke:none}";
 
-std::string xml(const std::string& s) {  // escaped for text and attributes; control bytes dropped
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
-    }
-  }
-  return out;
-}
-
 std::string size_text(double b) {  // 1024-based, as torch's tables write sizes
   if (std::fabs(b) >= 1073741824.0) return fmt::format("{:.2f} GB", b / 1073741824.0);
   if (std::fabs(b) >= 1048576.0) return fmt::format("{:.2f} MB", b / 1048576.0);
   if (std::fabs(b) >= 1024.0) return fmt::format("{:.2f} KB", b / 1024.0);
   return fmt::format("{:.0f} B", b);
-}
-
-// Nice tick spacing: 1, 2 or 5 times a power of ten, for about `want` ticks over `span`.
-double tick_step(double span, int want) {
-  const double raw = std::max(span, 1.0) / want;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * p >= raw) return m * p;
-  }
-  return 10 * p;
 }
 
 // The points drawn: all of them when they fit, else per pixel column the first, lowest, highest and last.
@@ -140,11 +116,14 @@ std::string memory_svg(const TraceIndex& index, const SvgOptions& opt) {
     const double top = y + 18, bottom = top + kPanelH;
     auto Y = [&](int64_t v) { return bottom - static_cast<double>(v - lo) / static_cast<double>(hi - lo) * kPanelH; };
     put("<text class=\"h\" x=\"{:.1f}\" y=\"{:.1f}\">{} \u00b7 peak allocated {} \u00b7 peak reserved {}</text>\n", x0,
-        y + 12, xml(w.device), size_text(static_cast<double>(w.peak_allocated)),
+        y + 12, xml_text(w.device), size_text(static_cast<double>(w.peak_allocated)),
         w.peak_reserved >= 0 ? size_text(static_cast<double>(w.peak_reserved)) : "not in the trace");
     // Grid lines with their sizes, about four, at 1, 2 or 5 times a power of ten bytes.
     const double step_b = tick_step(static_cast<double>(hi - lo), 4);
-    for (double v = std::ceil(static_cast<double>(lo) / step_b) * step_b; v <= static_cast<double>(hi) + 0.5; v += step_b) {
+    const double first_b = std::ceil(static_cast<double>(lo) / step_b) * step_b;
+    for (int i = 0; i <= 20; ++i) {  // counted, not summed: v += step could stand still on a large level
+      const double v = first_b + i * step_b;
+      if (v > static_cast<double>(hi) + 0.5) break;
       const double gy = bottom - (v - static_cast<double>(lo)) / static_cast<double>(hi - lo) * kPanelH;
       put("<line class=\"g\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>"
           "<text class=\"x\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
@@ -173,7 +152,7 @@ std::string memory_svg(const TraceIndex& index, const SvgOptions& opt) {
     const bool left = px + 8 + static_cast<double>(label.size()) * 6.5 > x1;
     put("<circle class=\"pk\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\"/>"
         "<text class=\"s\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\">{}</text>\n",
-        px, py, left ? px - 6 : px + 6, std::max(top + 10, py - 6), left ? "end" : "start", xml(label));
+        px, py, left ? px - 6 : px + 6, std::max(top + 10, py - 6), left ? "end" : "start", xml_text(label));
     y = bottom + kPanelGap - 18;
   }
   const double panels_end = y;
@@ -181,17 +160,12 @@ std::string memory_svg(const TraceIndex& index, const SvgOptions& opt) {
   // The time axis, under the last panel, in us from the window's start.
   fmt::memory_buffer axis;
   const double axis_y = panels_end + 4;
-  const double tick = tick_step(static_cast<double>(t1 - t0), 10);
-  const int decimals = tick >= 1000 ? 0 : tick >= 100 ? 1 : tick >= 10 ? 2 : 3;
-  for (int i = 0;; ++i) {
-    const double t = i * tick;
-    if (t > static_cast<double>(t1 - t0) + 0.5) break;
-    const double x = X(t0 + static_cast<int64_t>(std::llround(t)));
+  for (const AxisTick& tick : time_axis_ticks(t1 - t0, 10)) {
     fmt::format_to(std::back_inserter(axis),
                    "<line class=\"ax\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>"
-                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"{4}\">{5:.{6}f}{7}</text>\n",
-                   x, axis_y - 4, axis_y + 1, axis_y + 14, i == 0 ? "start" : "middle", t / 1e3, decimals,
-                   i == 0 ? " us" : "");
+                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"{4}\">{5}</text>\n",
+                   X(t0 + tick.offset_ns), axis_y - 4, axis_y + 1, axis_y + 14,
+                   tick.offset_ns == 0 ? "start" : "middle", tick.label);
   }
   double y_end = axis_y + 30;
   // The legend.
@@ -215,13 +189,13 @@ std::string memory_svg(const TraceIndex& index, const SvgOptions& opt) {
                  "<style>{2}</style>\n"
                  "<rect x=\"0\" y=\"0\" width=\"{0:.0f}\" height=\"{1:.0f}\" fill=\"#ffffff\" stroke=\"none\"/>\n"
                  "<text class=\"t\" x=\"{3}\" y=\"22\">{4}</text>\n<text class=\"s\" x=\"{3}\" y=\"40\">{5}</text>\n",
-                 W, H, kStyle, 12, xml(title), xml(note));
+                 W, H, kStyle, 12, xml_text(title), xml_text(note));
   for (size_t i = 0; i < bands.size(); ++i) {
     fmt::format_to(std::back_inserter(out),
                    "<rect class=\"st\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>"
                    "<text class=\"x\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n",
                    bands[i].first, panels_top - 8, std::max(1.0, bands[i].second - bands[i].first), panels_end - panels_top + 8,
-                   band_names[i].first + 2, panels_top - 10, xml(band_names[i].second));
+                   band_names[i].first + 2, panels_top - 10, xml_text(band_names[i].second));
   }
   out.append(body);
   out.append(axis);

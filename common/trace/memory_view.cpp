@@ -89,6 +89,10 @@ std::string memory_view(const TraceIndex& index, int k, OutputFormat format, int
     return format == OutputFormat::Csv ? to_csv(out) : to_json(out);
   }
 
+  if (rep.windows.empty()) {  // every record lies outside the steps: no window to show (the CSV is just empty)
+    throw TraceError(fmt::format("{} holds no [memory] record (`ladder-trace svg --memory` draws every record)",
+                                 k >= 0 ? printable(step_name(k)) : "no ProfilerStep"));
+  }
   std::string out;
   std::string devices;
   for (const MemoryWindow& w : rep.windows) {
@@ -102,13 +106,13 @@ std::string memory_view(const TraceIndex& index, int k, OutputFormat format, int
   out += fmt::format("  {:<18} {:<8} {:>16} {:>12} {:>16} {:>13} {:>16}\n", "step", "device", "peak allocated",
                      "at (us)", "peak reserved", "alive blocks", "before trace");
   int shown = k;  // the step whose details follow
-  int64_t highest = -1;
+  int64_t highest = std::numeric_limits<int64_t>::min();  // a level without totals may be negative
   for (const MemoryWindow& w : rep.windows) {
     out += fmt::format("  {:<18} {:<8} {:>16} {:>12.1f} {:>16} {:>13} {:>16}\n", shortened(printable(step_name(w.step)), 18),
                        w.device, size_text(w.peak_allocated), (w.peak_ts_ns - steps[static_cast<size_t>(w.step)].ts_ns) / 1e3,
                        w.peak_reserved >= 0 ? size_text(w.peak_reserved) : "-", w.alive.size(),
                        w.totals ? size_text(w.before_trace) : "-");
-    if (k < 0 && w.peak_allocated > highest) highest = w.peak_allocated, shown = w.step;
+    if (k < 0 && (shown < 0 || w.peak_allocated > highest)) highest = w.peak_allocated, shown = w.step;
   }
   if (rep.whole_trace) {
     out += "  (at: us from the trace's first event)\n";

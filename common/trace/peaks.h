@@ -1,6 +1,8 @@
-// What a GPU can do at best, by its datasheet: the dense BF16 tensor-core rate and the memory bandwidth, for the
-// GPU a trace names in its deviceProperties. The kernels view shows each kernel's TFLOP/s and GB/s as a share of
-// these when the reader gives no peak of their own (ladder-trace kernels --peak-tflops/--peak-gbps).
+// What a GPU can do at best, by its datasheet: the dense BF16 tensor-core rate, the FP32 rate of its CUDA cores (no
+// tensor cores) and the memory bandwidth, for the GPU a trace names in its deviceProperties. The kernels view shows
+// each kernel's TFLOP/s and GB/s as a share of these when the reader gives no peak of their own (ladder-trace kernels
+// --peak-tflops/--peak-gbps): a kernel that uses tensor cores against the first, any other against the second (a
+// float32 GEMM on the CUDA cores, as chapter 01's 4096 GEMM, is rated against what those cores can do).
 #pragma once
 
 #include <string>
@@ -13,6 +15,7 @@ struct Peak {
   double gbps = 0;     // memory bandwidth, GB/s (1e9 bytes); 0 = unknown
   std::string gpu;     // what it is the peak of: "H100 SXM5 (datasheet)", "given", "measured"
   std::string source;  // where the figures come from
+  double fp32_tflops = 0;  // FP32 on the CUDA cores, no tensor cores; 0 = none apart: `tflops` rates every kernel
 };
 
 // The known GPUs, for `ladder-trace kernels --help` and the tests.

@@ -77,6 +77,13 @@ std::string regime_table(const TraceIndex& index, OutputFormat format) {
   return out;
 }
 
+void check_step_index(const TraceIndex& index, int k) {
+  if (k < -1 || k >= static_cast<int>(index.steps().size())) {
+    throw UsageError(fmt::format("step index {}: the trace holds {} step{}", k, index.steps().size(),
+                                 index.steps().size() == 1 ? "" : "s"));
+  }
+}
+
 int find_step(const TraceIndex& index, const std::string& step, const std::string& trace_name) {
   const auto& steps = index.steps();
   if (step.empty()) return -1;

@@ -36,4 +36,8 @@ std::string regime_table(const TraceIndex& index, OutputFormat format);
 // `step` is empty. Throws TraceError naming `trace_name` and listing the steps there are when there is no such step.
 int find_step(const TraceIndex& index, const std::string& step, const std::string& trace_name);
 
+// A view's step argument: -1 (every step) or an index in index.steps(), else UsageError (a program calling a view
+// with a step the trace does not hold gets one line, not a read past the steps).
+void check_step_index(const TraceIndex& index, int k);
+
 }  // namespace ladder

@@ -23,7 +23,6 @@ namespace {
 // Layout, in pixels. Labels are monospace, so a label's width is known without a font: chars * kCharW.
 constexpr double kMargin = 12, kRowH = 20, kBarH = 16, kLaneHead = 20, kLaneGap = 10;
 constexpr double kCharW = 6.7;  // 11 px monospace is 6.6 px per character in every common font; a little to spare
-constexpr int kMaxLegend = 40;  // names listed below the picture at most
 
 // Colors: mid-light fills under near-black text, on a white background: readable on GitHub's light and dark pages.
 const char* const kStyle =
@@ -37,21 +36,6 @@ const char* const kStyle =
     ".k0{fill:#7fb8e6}.k1{fill:#f4a582}.k2{fill:#6fb3c4}.k3{fill:#a9a2d6}.k4{fill:#dba765}"
     ".k5{fill:#8fd3d0}.k6{fill:#f2a0c0}.k7{fill:#c2c27a}.k8{fill:#a9b8f5}.k9{fill:#e6b88a}";
 constexpr int kKernelColors = 10;
-
-std::string xml(const std::string& s) {  // escaped for text and attributes; control bytes dropped
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default:
-        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
-    }
-  }
-  return out;
-}
 
 // A duration as a reader reads it: 3 significant figures, in us (ms from 10 ms on).
 std::string dur_text(int64_t ns) {
@@ -93,21 +77,16 @@ std::string display_name(const Event& e) {
   return e.cat == Cat::Kernel ? kernel_display_name(e.name) : e.name;
 }
 
+// `name` in `cols` columns: whole when it fits, else without its namespace, cut to fit.
+std::string fitted(const std::string& name, size_t cols) {
+  return display_width(name) <= cols ? name : shortened(without_namespace(name), cols);
+}
+
 struct Lane {
   bool gpu = false;
   int64_t pid = 0, tid = 0;
   std::vector<std::vector<int>> rows;  // event indices per row, in time order after layout
 };
-
-// Nice tick spacing: 1, 2 or 5 times a power of ten, for about `want` ticks over `span` ns.
-double tick_step(double span_ns, int want) {
-  const double raw = span_ns / want;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * p >= raw) return m * p;
-  }
-  return 10 * p;
-}
 
 // Which host event `focus` names in [t0, t1]: "NAME" the first, "NAME#K" the K-th (1-based), in time order.
 int find_focus(const TraceIndex& index, const std::string& focus, int64_t t0, int64_t t1, const std::string& where) {
@@ -263,8 +242,6 @@ std::string trace_svg(const TraceIndex& index, const SvgOptions& opt) {
   std::map<std::string, int> key_of;  // names listed in the legend: their number
   struct Listed {
     std::string name, fill;
-    int count = 0;
-    int64_t total_ns = 0;
   };
   std::vector<Listed> legend;
   std::map<int, std::pair<double, double>> launch_at;  // drawn launch calls: x and the bottom of their bar
@@ -278,7 +255,7 @@ std::string trace_svg(const TraceIndex& index, const SvgOptions& opt) {
                   : fmt::format("CPU thread {}{}", lane->tid,
                                 lane->pid == trace.pid && lane->tid == trace.pid ? " (main)" : "");
     fmt::format_to(std::back_inserter(labels), "<text class=\"h\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x0,
-                   y + 14, xml(head));
+                   y + 14, xml_text(head));
     y += kLaneHead;
     for (const auto& row : lane->rows) {
       const double top = y + (kRowH - kBarH) / 2;
@@ -319,30 +296,30 @@ std::string trace_svg(const TraceIndex& index, const SvgOptions& opt) {
         if (b - a < 1.0) continue;
         if (is_launch_call(e)) launch_at[i] = {a, top + kBarH};
         if (is_gpu_activity(e.cat) && index.launch_of(i) >= 0) launched.emplace_back(i, a, top);
-        // The label: the name and the measured duration, as much of it as fits; what does not fit is keyed to the legend.
+        // The label: the name and the measured duration when both fit; else the name's number in the legend, then as
+        // much of the name as fits (its namespace dropped first). A number drawn is always listed, and the reverse.
         const std::string name = display_name(e), dur = dur_text(e.dur_ns);
-        const int room = static_cast<int>((b - a - 6) / kCharW);
+        const size_t room = b - a - 6 > 0 ? static_cast<size_t>((b - a - 6) / kCharW) : 0;
         std::string text;
-        if (static_cast<int>(name.size() + 1 + dur.size()) <= room) {
+        const bool clear = a + 3 >= label_end;  // never over the previous label of the row: no label, no number taken
+        if (clear && display_width(name) + 1 + dur.size() <= room) {
           text = name + " " + dur;
-        } else {
-          auto [it, added] = key_of.emplace(name, static_cast<int>(key_of.size()) + 1);
-          if (added) legend.push_back({name, fill, 0, 0});
-          Listed& l = legend[static_cast<size_t>(it->second - 1)];
-          l.count += 1;
-          l.total_ns += e.dur_ns;
-          const std::string key = fmt::format("[{}]", it->second);
-          const int name_room = room - static_cast<int>(dur.size()) - 1;
-          if (static_cast<int>(name.size()) <= room) text = name;  // the name matters more; the legend has its time
-          else if (name_room >= 8) text = name.substr(0, static_cast<size_t>(name_room - 3)) + "... " + dur;
-          else if (static_cast<int>(key.size() + 1 + dur.size()) <= room) text = key + " " + dur;
-          else if (room >= 8) text = name.substr(0, static_cast<size_t>(room - 3)) + "...";
-          else if (static_cast<int>(key.size()) <= room) text = key;
+        } else if (clear) {
+          const auto it = key_of.find(name);
+          const int number = it != key_of.end() ? it->second : static_cast<int>(key_of.size()) + 1;
+          const std::string key = fmt::format("[{}]", number);
+          if (key.size() <= room) {
+            if (it == key_of.end()) {
+              key_of.emplace(name, number);
+              legend.push_back({name, fill});
+            }
+            text = key.size() + 1 + 6 <= room ? key + " " + fitted(name, room - key.size() - 1) : key;
+          }
         }
-        if (!text.empty() && a + 3 >= label_end) {  // never over the previous label of the row
+        if (!text.empty()) {
           fmt::format_to(std::back_inserter(labels), "<text class=\"l\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", a + 3,
-                         top + 12, xml(text));
-          label_end = a + 3 + static_cast<double>(text.size()) * kCharW;
+                         top + 12, xml_text(text));
+          label_end = a + 3 + static_cast<double>(display_width(text)) * kCharW;
         }
       }
       flush();
@@ -378,39 +355,44 @@ std::string trace_svg(const TraceIndex& index, const SvgOptions& opt) {
                  "<text class=\"s\" x=\"{:.1f}\" y=\"{:.1f}\">launch call to its work</text>\n",
                  lx, y + 2, lx + 14, y + 12, lx + 20, y + 11);
   y += 22;
-  for (size_t k = 0; k < legend.size() && static_cast<int>(k) < kMaxLegend; ++k) {
+  // Each listed name's count and total over every drawn event of that name, so the figures do not depend on which
+  // bars were too narrow for their label.
+  std::map<std::string, std::pair<int64_t, int64_t>> drawn;  // name: count, total ns
+  for (int i = 0; i < n; ++i) {
+    if (!keep[static_cast<size_t>(i)]) continue;
+    const auto it = key_of.find(display_name(index.event(i)));
+    if (it == key_of.end()) continue;
+    auto& [count, total] = drawn[it->first];
+    count += 1;
+    total += index.event(i).dur_ns;
+  }
+  for (size_t k = 0; k < legend.size(); ++k) {
     const Listed& l = legend[k];
+    const auto [count, total] = drawn[l.name];
+    const std::string figures = fmt::format(" \u00d7{}, {} total", count, dur_text(total));
+    const std::string head = fmt::format("[{}] ", k + 1);
+    const double cols = (x1 - x0 - 18) / kCharW - static_cast<double>(head.size() + display_width(figures));
     fmt::format_to(std::back_inserter(legend_svg),
                    "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"14\" height=\"12\"/>"
-                   "<text class=\"l\" x=\"{:.1f}\" y=\"{:.1f}\">[{}] {} \u00d7{}, {} total</text>\n",
-                   l.fill, x0, y, x0 + 18, y + 10, k + 1, xml(shortened(l.name, static_cast<size_t>((x1 - x0 - 200) / kCharW))),
-                   l.count, dur_text(l.total_ns));
-    y += 16;
-  }
-  if (static_cast<int>(legend.size()) > kMaxLegend) {
-    fmt::format_to(std::back_inserter(legend_svg), "<text class=\"s\" x=\"{:.1f}\" y=\"{:.1f}\">and {} more names</text>\n",
-                   x0, y + 10, legend.size() - kMaxLegend);
+                   "<text class=\"l\" x=\"{:.1f}\" y=\"{:.1f}\">{}{}{}</text>\n",
+                   l.fill, x0, y, x0 + 18, y + 10, head,
+                   xml_text(fitted(l.name, cols > 8 ? static_cast<size_t>(cols) : 8)), figures);
     y += 16;
   }
   const double H = y + 8;
 
   // The axis: ticks at 1, 2 or 5 times a power of ten us from the window's start, with light grid lines down the lanes.
   fmt::memory_buffer axis;
-  const double step_ns = tick_step(static_cast<double>(t1 - t0), 10);
   const double axis_y = 62;
   fmt::format_to(std::back_inserter(axis), "<line class=\"ax\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>\n", x0,
                  axis_y, x1, axis_y);
-  const int decimals = step_ns >= 1000 ? 0 : step_ns >= 100 ? 1 : step_ns >= 10 ? 2 : 3;
-  for (int k = 0;; ++k) {
-    const double t = k * step_ns;
-    if (t > static_cast<double>(t1 - t0) + 0.5) break;
-    const double x = X(t0 + static_cast<int64_t>(std::llround(t)));
+  for (const AxisTick& tick : time_axis_ticks(t1 - t0, 10)) {
     fmt::format_to(std::back_inserter(axis),
                    "<line class=\"g\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>"
                    "<line class=\"ax\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{3}\"/>"
-                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{4}\" text-anchor=\"{5}\">{6:.{7}f}{8}</text>\n",
-                   x, axis_y, lanes_end, axis_y + 5, axis_y - 4, k == 0 ? "start" : "middle", t / 1e3, decimals,
-                   k == 0 ? " us" : "");
+                   "<text class=\"x\" x=\"{0:.1f}\" y=\"{4}\" text-anchor=\"{5}\">{6}</text>\n",
+                   X(t0 + tick.offset_ns), axis_y, lanes_end, axis_y + 5, axis_y - 4,
+                   tick.offset_ns == 0 ? "start" : "middle", tick.label);
   }
 
   // The title and the notes: what is drawn, and what was merged.
@@ -434,7 +416,7 @@ std::string trace_svg(const TraceIndex& index, const SvgOptions& opt) {
                  "orient=\"auto\"><path d=\"M0 0L6 3L0 6z\" fill=\"#c0392b\"/></marker></defs>\n"
                  "<rect x=\"0\" y=\"0\" width=\"{0:.0f}\" height=\"{1:.0f}\" fill=\"#ffffff\" stroke=\"none\"/>\n"
                  "<text class=\"t\" x=\"{3}\" y=\"22\">{4}</text>\n<text class=\"s\" x=\"{3}\" y=\"40\">{5}</text>\n",
-                 W, H, kStyle, x0, xml(title), xml(note));
+                 W, H, kStyle, x0, xml_text(title), xml_text(note));
   for (const auto* part : {&axis, &bars, &arrows, &labels, &legend_svg}) out.append(*part);
   fmt::format_to(std::back_inserter(out), "</svg>\n");
   return fmt::to_string(out);

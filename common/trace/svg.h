@@ -1,8 +1,11 @@
 // One step (or a time window, or one op's subtree) of a trace drawn as a self-contained SVG picture, for a README:
 // a lane per CPU thread with its ranges, ops and runtime/driver calls nested by depth, a lane per GPU stream, an arrow
 // from each launch call to the work it launched, a time axis in us, the measured duration on every bar wide enough to
-// hold it, and a legend for what is too narrow to label. No script, no external resource, generic font families, an
-// opaque background (it reads the same in a light and a dark page), and the same bytes for the same input.
+// hold it, and a legend for what is too narrow to label: such a bar shows its name's number ([3]) and as much of the
+// name as fits, its namespace dropped first, and the legend lists every number drawn, with the count and total time
+// of every drawn event of that name. Names are cut between UTF-8 characters, never inside one. No script, no external
+// resource, generic font families, an opaque background (it reads the same in a light and a dark page), and the same
+// bytes for the same input.
 #pragma once
 
 #include <optional>

@@ -54,6 +54,26 @@ std::string cut(const std::string& name, int k) {
   return name.substr(0, static_cast<size_t>(head)) + "~" + name.substr(name.size() - static_cast<size_t>(tail));
 }
 
+// A cut of `name` in k characters that stands for no other name in this timeline ("cudaLaunchKernel" and
+// "cuLaunchKernelEx" are both LK in 2: the second gets KE, the last capitals, or L2), so a reader can tell every cut
+// label apart; "" when none is left.
+std::string unique_cut(const std::string& name, int k, Marks& marks) {
+  const std::string local = local_name(name);
+  std::vector<std::string> tries = {cut(local, k), cut(name, k)};
+  std::string capitals;
+  for (const char c : local) {
+    if (c >= 'A' && c <= 'Z') capitals += c;
+  }
+  if (static_cast<int>(capitals.size()) > k) tries.push_back(capitals.substr(capitals.size() - static_cast<size_t>(k)));
+  const std::string head = tries.front().substr(0, static_cast<size_t>(std::max(k - 1, 0)));
+  for (char d = '2'; d <= '9'; ++d) tries.push_back(head + d);
+  for (const std::string& t : tries) {
+    const auto it = marks.cut.find(t);
+    if (it == marks.cut.end() || it->second.count(name)) return t;
+  }
+  return "";
+}
+
 // Draws a range over columns c0..c1 of `row` as [name---]; where the name does not fit, as [local name] or a cut of
 // it ("[li~ar]"), and under 3 columns as '#'. Columns past either edge are pulled in: a zero-length event exactly at
 // the step's end lands on the last column, not one past it. A range that rounding puts on the column where the
@@ -69,13 +89,12 @@ void draw(Row& row, int c0, int c1, const std::string& name, Marks& marks) {
     c1 = std::max(c1, c0);
   }
   const int len = c1 - c0 + 1;
-  const std::string local = local_name(name);
   std::string label;
   if (static_cast<int>(name.size()) + 2 <= len) {
     label = name;
   } else if (len >= 3) {
-    label = cut(local, len - 2);
-    marks.cut[label].insert(name);
+    label = unique_cut(name, len - 2, marks);
+    if (!label.empty()) marks.cut[label].insert(name);
   }
   row.end = c1;
   row.end_mark = label.empty();
@@ -225,13 +244,8 @@ std::string timeline(const Trace& trace, int step, int width) {
   }
   if (!marks.cut.empty()) {
     out += "  A range too narrow for its name shows it cut (~: letters left out; a CUDA call: its capitals):\n";
-    const size_t shown = 24;  // enough for every chapter; a huge trace's list would bury the timeline
-    size_t n = 0;
+    // Every mark drawn is listed (each stands for one name): the rows' width bounds how many there can be.
     for (const auto& [label, names] : marks.cut) {
-      if (++n > shown) {
-        out += fmt::format("    ... and {} more cut names\n", marks.cut.size() - shown);
-        break;
-      }
       std::string full;
       for (const std::string& name : names) full += (full.empty() ? "" : ", ") + name;
       const size_t room = static_cast<size_t>(std::max(width - 7 - static_cast<int>(label.size()), 20));

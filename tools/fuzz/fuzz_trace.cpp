@@ -1,25 +1,119 @@
-// The fuzz target: any bytes through the trace reader and, when they read as a trace, through every view and through
-// the writer and the reader again, which must give back the same events (trace/tests/round_trip.h). A TraceError from
-// the first read is the reader's answer to bad input and ends the run quietly; anything else (a crash, a sanitizer
-// report, another exception, a trace we wrote that we cannot read back or that reads back different) is a bug. Built two ways (tools/CMakeLists.txt): with LADDER_FUZZ=ON as a libFuzzer binary,
-// and always as trace-fuzz-replay, which feeds the committed corpus through this same function under ctest.
+// The fuzz target: any bytes through the trace reader and, when they read as a trace, through every view and renderer
+// ladder-trace has (the summary table in each format, steps, timeline, diff, kernels, breakdown, memory and its SVG,
+// the SVG of a step, a window and one op's subtree, the rank views, HTA's window) and through the writer and the
+// reader again, which must give back the same events (trace/tests/round_trip.h). A TraceError from the first read is
+// the reader's answer to bad input and ends the run quietly; a view may answer TraceError or UsageError too (one
+// line: no [memory] record, a window the trace does not hold). Anything else (a crash, a hang, a sanitizer report,
+// another exception, a trace we wrote that we cannot read back or that reads back different) is a bug. Built two
+// ways (tools/CMakeLists.txt): with LADDER_FUZZ=ON as a libFuzzer binary, and always as trace-fuzz-replay, which
+// feeds the committed corpus through this same function under ctest.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/error.h"
+#include "trace/breakdown.h"
 #include "trace/diff.h"
+#include "trace/hta_window.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
 #include "trace/json_write.h"
 #include "trace/key_averages.h"
+#include "trace/kernels_view.h"
+#include "trace/memory.h"
+#include "trace/memory_svg.h"
+#include "trace/memory_view.h"
+#include "trace/overlap.h"
+#include "trace/peaks.h"
+#include "trace/ranks_view.h"
 #include "trace/steps.h"
+#include "trace/svg.h"
 #include "trace/tests/round_trip.h"
 #include "trace/timeline.h"
 #include "trace/trace.h"
+
+namespace {
+
+using namespace ladder;
+
+// A view's one-line answers to a trace it cannot show are fine; every other way out is not.
+void view(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const TraceError&) {
+  } catch (const UsageError&) {
+  }
+}
+
+void every_view(const Trace& t) {
+  const TraceIndex index(t);
+  const int last = static_cast<int>(index.steps().size()) - 1;
+  for (const OutputFormat format : {OutputFormat::Text, OutputFormat::Csv, OutputFormat::Json}) {
+    TableOptions table;
+    table.format = format;
+    table.group_by_input_shape = format == OutputFormat::Csv;
+    view([&] { (void)summary_table(index, table); });
+    view([&] { (void)regime_table(index, format); });
+    for (const int k : {-1, 0, last}) {
+      KernelViewOptions kv;
+      kv.step = k;
+      kv.all = format == OutputFormat::Csv;
+      kv.format = format;
+      kv.width = 80;
+      kv.peak = peak_of(t.devices.empty() ? std::string("NVIDIA H100 80GB HBM3") : t.devices.front().name);
+      view([&] { (void)kernels_view(index, kv); });
+      view([&] { (void)breakdown_view(index, k, format); });
+      view([&] { (void)memory_view(index, k, format, 80); });
+    }
+  }
+  view([&] { (void)step_stats(index); });
+  view([&] { (void)timeline(t, -1, 80); });
+  view([&] { (void)timeline(t, 0, 40); });
+  view([&] { (void)diff_traces(t, t); });
+  view([&] { (void)memory_report(index, -1, true); });
+  view([&] { (void)overlap_note(t); });
+  view([&] { (void)hta_temporal_breakdown(hta_kept_activities(t)); });
+
+  // Pictures: the last step, the first, a window over the middle of the trace, and the first host event's subtree.
+  SvgOptions svg;
+  svg.width = 400;
+  view([&] { (void)trace_svg(index, svg); });
+  view([&] { (void)memory_svg(index, svg); });
+  svg.step = "0";
+  view([&] { (void)trace_svg(index, svg); });
+  view([&] { (void)memory_svg(index, svg); });
+  svg.step.clear();
+  int64_t first = INT64_MAX, end = INT64_MIN;
+  for (const Event& e : t.events) first = std::min(first, e.ts_ns), end = std::max(end, e.end_ns());
+  if (!t.events.empty()) {
+    svg.from_us = static_cast<double>(end - first) / 4e3;
+    svg.to_us = static_cast<double>(end - first) / 2e3;
+    view([&] { (void)trace_svg(index, svg); });
+    svg.from_us.reset();
+    svg.to_us.reset();
+  }
+  if (!index.host_order().empty()) {
+    svg.focus = index.event(index.host_order().front()).name;
+    view([&] { (void)trace_svg(index, svg); });
+    svg.focus += "#2";
+    view([&] { (void)trace_svg(index, svg); });
+  }
+
+  // The rank views: this trace as ranks 0 and 1 of one run.
+  view([&] {
+    const std::vector<RankFigures> ranks = {rank_figures(t, 0, "rank0.json"), rank_figures(t, 1, "rank1.json")};
+    (void)match_collectives(ranks);
+    for (const OutputFormat format : {OutputFormat::Text, OutputFormat::Csv}) (void)ranks_view(ranks, "", format);
+  });
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ladder;
@@ -29,13 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const TraceError&) {
     return 0;
   }
-  const TraceIndex index(t);
-  (void)summary_table(index);
-  (void)step_stats(index);
-  (void)regime_table(index);
-  (void)timeline(t, -1, 80);
-  (void)timeline(t, 0, 80);
-  (void)diff_traces(t, t);
+  every_view(t);
 
   // Parse -> write -> parse: what we read, we must be able to write, and read back the same.
   std::string problem;
