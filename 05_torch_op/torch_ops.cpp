@@ -84,7 +84,7 @@ std::tuple<at::Tensor, at::Tensor> gelu_mul_backward(const at::Tensor& dh, const
   check_input(op, "g", g, dh.device());
   check_input(op, "u", u, dh.device());
   TORCH_CHECK(g.sizes() == dh.sizes() && u.sizes() == dh.sizes(), op, ": dh, g and u must have the same shape, got ",
-              shape(dh), ", ", shape(g), " and ", shape(u));
+              dh.sizes(), ", ", g.sizes(), " and ", u.sizes());
   const c10::cuda::CUDAGuard guard(dh.device());
   at::Tensor dg = at::empty(dh.sizes(), dh.options()), du = at::empty(dh.sizes(), dh.options());
   const int64_t cols = dh.dim() == 0 ? 1 : dh.size(-1), rows = cols == 0 ? 0 : dh.numel() / cols;
