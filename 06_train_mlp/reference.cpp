@@ -11,13 +11,6 @@ namespace {
 
 double bf16(double v) { return ladder::round_to(ladder::DType::BF16, static_cast<float>(v)); }
 
-// d/dx of 0.5 x (1 + tanh(k (x + 0.044715 x^3))), k = sqrt(2 / pi).
-double gelu_tanh_derivative(double x) {
-  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
-  const double t = std::tanh(k * (x + c * x * x * x));
-  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
-}
-
 double dot(const float* a, const float* b, int64_t n) {
   double s = 0;
   for (int64_t i = 0; i < n; ++i) s += static_cast<double>(a[i]) * b[i];
@@ -25,6 +18,12 @@ double dot(const float* a, const float* b, int64_t n) {
 }
 
 }  // namespace
+
+double gelu_tanh_derivative(double x) {
+  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+  const double t = std::tanh(k * (x + c * x * x * x));
+  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
+}
 
 std::vector<int64_t> evenly(int64_t n, int64_t k) {
   std::vector<int64_t> out;

@@ -45,6 +45,9 @@ class GradReference {
   std::map<int64_t, Column> columns_;
 };
 
+// d/dx of gelu_tanh(x) = 0.5 x (1 + tanh(k (x + 0.044715 x^3))), k = sqrt(2 / pi), in float64.
+double gelu_tanh_derivative(double x);
+
 // Up to k indices of [0, n), evenly spaced, first and last included (all of them when n <= k).
 std::vector<int64_t> evenly(int64_t n, int64_t k);
 

@@ -38,11 +38,7 @@ using namespace ladder::testing;
 
 double bf(double v) { return ladder::round_to(DType::BF16, static_cast<float>(v)); }
 
-double gelu_derivative(double x) {
-  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
-  const double t = std::tanh(k * (x + c * x * x * x));
-  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
-}
+using ch06::gelu_tanh_derivative;  // reference.h
 
 Tensor columns(const Tensor& t, int64_t first, int64_t count) {  // [rows, count] view of a contiguous [rows, n]
   Tensor v = ladder::view_of(t.ptr<bf16>() + first, DType::BF16, {t.size(0), count});
@@ -92,7 +88,7 @@ TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
         for (int64_t k = 0; k < dim; ++k) s += double(hdy[m * dim + k]) * hwd[k * hidden + j];
         const double dh = bf(s), gv = hg[m * hidden + j], uv = hu[m * hidden + j];
         const double a = bf(ladder::ref::gelu_tanh(gv));
-        ref.push_back(bf(bf(dh * uv) * gelu_derivative(gv)));  // dg
+        ref.push_back(bf(bf(dh * uv) * gelu_tanh_derivative(gv)));  // dg
         ref.push_back(bf(dh * a));                             // du
         ref.push_back(bf(a * uv));                             // h
         got.push_back(got_dgu[m * 2 * hidden + j]);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "03_simple_mlp/kernels.cuh"
+#include "06_train_mlp/reference.h"
 #include "06_train_mlp/kernels.cuh"
 #include "base/error.h"
 #include "chapter/compare.h"
@@ -37,11 +38,7 @@ using namespace ladder::testing;
 
 double bf(double v) { return ladder::round_to(DType::BF16, static_cast<float>(v)); }
 
-double gelu_derivative(double x) {
-  const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
-  const double t = std::tanh(k * (x + c * x * x * x));
-  return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
-}
+using ch06::gelu_tanh_derivative;  // reference.h
 
 struct Inputs {
   int64_t rows, cols;
@@ -62,7 +59,7 @@ struct Inputs {
     for (size_t i = 0; i < dh.size(); ++i) {
       const double a = bf(ladder::ref::gelu_tanh(g[i]));
       (*du)[i] = bf(double(dh[i]) * a);
-      (*dg)[i] = bf(bf(double(dh[i]) * u[i]) * gelu_derivative(g[i]));
+      (*dg)[i] = bf(bf(double(dh[i]) * u[i]) * gelu_tanh_derivative(g[i]));
     }
   }
 };
@@ -214,7 +211,7 @@ TEST(EagerOps, GeluBackwardAndAddMatchCpuReference) {
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<double> ref(n), sum(n);
     for (int64_t i = 0; i < n; ++i) {
-      ref[i] = double(a[i]) * gelu_derivative(b[i]);
+      ref[i] = double(a[i]) * gelu_tanh_derivative(b[i]);
       sum[i] = double(a[i]) + b[i];
     }
     auto r = ladder::compare(ladder::to_host(out.view), ref, ladder::tolerance_for(DType::BF16));
