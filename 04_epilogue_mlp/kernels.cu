@@ -208,12 +208,13 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 
-// A tensor map for a row-major bf16 matrix [rows, cols], read or written in boxes of box_rows x 64 (64 columns: 128
-// bytes, the width of the 128-byte swizzle). Out-of-range box elements load as zeros and are not stored.
-CUtensorMap tile_map(const void* base, int64_t rows, int64_t cols, int box_rows, const char* name) {
+}  // namespace
+
+CUtensorMap tile_map(const void* base, int64_t rows, int64_t cols, int64_t row_stride, int box_rows,
+                     const char* name) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // innermost first
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * sizeof(bf16)};               // bytes, row to row
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_stride) * sizeof(bf16)};         // bytes, row to row
   const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUresult r =
@@ -226,8 +227,6 @@ CUtensorMap tile_map(const void* base, int64_t rows, int64_t cols, int box_rows,
   return map;
 }
 
-}  // namespace
-
 TileMaps tile_maps(const bf16* x, const bf16* w_gate, const bf16* w_up, bf16* m, int64_t M, int64_t dim, int64_t hidden,
                    int x_rows, int w_rows, int m_rows) {
   // The last few problems' maps: a forward's one problem, a test's handful. 16 x 512 bytes.
@@ -236,8 +235,8 @@ TileMaps tile_maps(const bf16* x, const bf16* w_gate, const bf16* w_up, bf16* m,
   CUDA_CHECK(cudaGetDevice(&device));
   const ProblemKey key{device, x, w_gate, w_up, m, M, dim, hidden, x_rows, w_rows, m_rows};
   return cache.get(key, [&] {
-    return TileMaps{tile_map(x, M, dim, x_rows, "x"), tile_map(w_gate, hidden, dim, w_rows, "w_gate"),
-                    tile_map(w_up, hidden, dim, w_rows, "w_up"), tile_map(m, M, hidden, m_rows, "m")};
+    return TileMaps{tile_map(x, M, dim, dim, x_rows, "x"), tile_map(w_gate, hidden, dim, dim, w_rows, "w_gate"),
+                    tile_map(w_up, hidden, dim, dim, w_rows, "w_up"), tile_map(m, M, hidden, hidden, m_rows, "m")};
   });
 }
 

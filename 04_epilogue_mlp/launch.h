@@ -36,6 +36,11 @@ struct DeviceInfo {
 };
 const DeviceInfo& current_device();
 
+// A tensor map for a row-major bf16 matrix [rows, cols] whose rows are `row_stride` elements apart (a multiple of 8,
+// at a 16-byte aligned base: TMA's rules), read or written in boxes of box_rows x 64 (64 columns: 128 bytes, the
+// width of the 128-byte swizzle). Out-of-range box elements load as zeros and are not stored. `name` is for the error.
+CUtensorMap tile_map(const void* base, int64_t rows, int64_t cols, int64_t row_stride, int box_rows, const char* name);
+
 // The four tensor maps of one problem, for tiles of 64 columns (128 bytes, the swizzle width) and these row counts:
 // x in boxes of x_rows rows, each weight in boxes of w_rows rows, m in boxes of m_rows rows. Built on the first call
 // for these pointers, sizes and boxes and remembered (map_cache.h), so a forward called again encodes nothing.
