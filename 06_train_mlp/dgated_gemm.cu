@@ -1,21 +1,33 @@
 // The epilogue mode's backward GEMM (Hopper, sm_90a only): dh = dy @ W_down, with the backward of h = gelu(g) * u in
-// its epilogue, so dh never reaches memory. Each tile's accumulators (dh in float32) meet g and u read from memory in
-// the same thread; the thread writes dg and du (into [dg | du], the layout the next two GEMMs read) and h itself,
-// recomputed, for dW_down = dy^T @ h. Chapter 04 wrote the forward's gated GEMM; this is its mirror, built from the
-// same pieces (04_epilogue_mlp/pipeline.cuh: the ring of stages, the producer's TMA loads, one stage of wgmma).
+// its epilogue, so dh never reaches memory. Chapter 04 wrote the forward's gated GEMM; this is its mirror, built from
+// the same pieces (04_epilogue_mlp/pipeline.cuh: the ring of stages, the producer's TMA loads, one stage of wgmma).
 //
-// The shape is 04's "teach" kernel: one 64-row tile per block, one consumer warpgroup, one producer warp, here with a
-// 64 x 128 tile of dh (one wgmma m64n128k16 per k-step), four stages and two wgmma stages in flight (04's
-// issue_k_tiles), in 97 KB of shared memory, so two blocks share an SM and one's epilogue (memory-bound: 10 bytes per
-// element of dh) overlaps the other's math. The epilogue loads g and u for 8 pairs of columns before it computes and
-// stores any: with the pointers __restrict__, the loads of a chunk are in flight together instead of one at a time. The
-// weight operand is W_down^T [hidden, dim], K-major like 04's weights: the op makes it with a transposing copy
-// (dgated_gemm_op.cu).
+// Here the epilogue is the larger half of the work. Per element of dh it reads g and u, writes dg, du and h (10 bytes)
+// and runs the GELU and its derivative (an exp2 and a tanh, about 90 instructions a thread), where the main loop spends
+// 2 * dim FLOPs on the tensor cores. Those instructions need many warps to hide their latencies, so:
+//  - A 128 x 128 tile of dh per block, computed by two consumer warpgroups (64 rows each, one wgmma m64n128k16 per
+//    k-step), fed by one producer warp through a ring of three 32 KB stages: 97 KB of shared memory and at most 112
+//    registers a thread, so two blocks share an SM (16 consumer warps), and while one block runs its epilogue the
+//    other's wgmma keep the tensor cores busy.
+//  - When the main loop is done, the ring is free, and it becomes the epilogue's staging area: the producer loads the
+//    tile's g and u into it with TMA (64 KB: whole 128-byte lines, swizzled as 04's output tiles are), the consumers
+//    read them from shared memory in the accumulator's own layout (conflict-free, thanks to the swizzle), write dg and
+//    du over them and h into the third 32 KB, and one thread per warpgroup stores its 64 rows of the three with TMA.
+// TMA also does the edges: g and u past the matrix load as zeros, and dg, du and h are clipped at its edges on the way
+// out. The weight operand is W_down^T [hidden, dim], K-major like 04's weights: the op makes it with a transposing
+// copy (dgated_gemm_op.cu).
 //
 // The numbers: dh is rounded to bf16 first, as cuBLAS stores it in the fused mode, then the one gelu_mul_backward
-// arithmetic (gelu_backward.cuh). Where this kernel's float32 sum rounds dh to the same bf16 as cuBLAS's, dg and du
-// are the fused mode's bits; where the two sums round differently (their order differs), one dh differs by one step.
+// arithmetic (gelu_backward.cuh), with gelu(g) computed once for dg, du and h (in its flush-to-zero form, the same
+// bf16 on all 65536 inputs: 04's tests/gpu_arithmetic_test.cpp). Where this kernel's float32 sum rounds dh to the
+// same bf16 as cuBLAS's, dg and du are the fused mode's bits; where the two sums round differently (their order
+// differs), one dh differs by one step.
+#include <cstring>
+#include <tuple>
+
+#include "04_epilogue_mlp/epilogue.cuh"
 #include "04_epilogue_mlp/launch.h"
+#include "04_epilogue_mlp/map_cache.h"
 #include "04_epilogue_mlp/pipeline.cuh"
 #include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/gelu_backward.cuh"
@@ -27,99 +39,168 @@ using bf16 = __nv_bfloat16;
 using ch04::kBK;
 using ch04::kWarpgroup;
 
-constexpr int kBM = 64, kBN = 128, kStages = 4, kThreads = kWarpgroup + 32;
-constexpr int kChunk = 8;                             // column pairs whose g and u the epilogue loads before using any
-using Smem = ch04::SmemLayout<kBM, kBN, kStages, 0>;  // no output staging: the epilogue writes straight to memory
+constexpr int kBM = 128, kBN = 128, kStages = 3, kChunks = 4;
+constexpr int kRows = kBM / 2;                 // rows of the tile each consumer warpgroup computes
+constexpr int kPairs = kBN / 4;                // bf16 pairs of dh each consumer thread has: 64 values
+constexpr int kThreads = 2 * kWarpgroup + 32;  // two consumer warpgroups, one producer warp
+using Smem = ch04::SmemLayout<kBM, kBN, kStages, 0>;  // the ring; its memory is reused by the epilogue
+constexpr int kPanelBytes = kBM * 128;                // 128 rows x 64 columns of bf16
+constexpr int kTileBytes = 2 * kPanelBytes;           // one 128 x 128 tile: g (then dg), u (then du), or h
+static_assert(3 * kTileBytes <= Smem::kBarrierOffset, "g, u and h must fit in the ring they reuse");
+static_assert(kPairs % kChunks == 0, "the chunks must split the pairs evenly");
 
-__device__ __forceinline__ void store_pair(bf16* p, bf16 lo, bf16 hi) {
-  *reinterpret_cast<__nv_bfloat162*>(p) = __halves2bfloat162(lo, hi);
+// The tensor maps of one call: dy and W_down^T for the main loop, g and u loaded whole tiles at a time (128 rows),
+// dg, du and h stored half tiles at a time (64 rows: one warpgroup's).
+struct Maps {
+  CUtensorMap dy, wt, g, u, dg, du, h;
+};
+
+__device__ __forceinline__ uint32_t load_u32(const uint8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+__device__ __forceinline__ void store_u32(uint8_t* p, uint32_t v) { memcpy(p, &v, 4); }
+__device__ __forceinline__ uint32_t pack(bf16 lo, bf16 hi) {
+  return uint32_t(__bfloat16_as_ushort(lo)) | (uint32_t(__bfloat16_as_ushort(hi)) << 16);
 }
 
-__global__ void __launch_bounds__(kThreads)
-    dgated_gemm_kernel(const __grid_constant__ CUtensorMap map_dy, const __grid_constant__ CUtensorMap map_wt,
-                       const bf16* g, const bf16* u, bf16* dg, bf16* du, int64_t ld_dgu, bf16* h, int M, int H,
-                       int k_tiles) {
+// One element: dg and du from dh (rounded to bf16 already), g and u, and h = gelu(g) * u, gelu(g) computed once.
+__device__ __forceinline__ void backward_one(float dh, float g, float u, bf16* dg, bf16* du, bf16* h) {
+  const float a = __bfloat162float(__float2bfloat16(ladder::gelu_tanh_f32_ftz(g)));  // as the forward stored it
+  gelu_mul_backward_given_a(dh, g, a, u, dg, du);
+  *h = __float2bfloat16(__fmul_rn(a, u));  // as 03's gelu_mul made it
+}
+
+// Chunk kCh of the epilogue: pairs [kCh, kCh + 1) * kPairs / kChunks of this thread's accumulators. Pair q holds row
+// 16 * warp + lane / 4 + 8 * (q % 2) of the warpgroup's 64, columns 8 * (q / 2) + 2 * (lane % 4) + {0, 1} (wgmma's
+// accumulator layout, 04_epilogue_mlp/epilogue.cuh), at the same place in each of the three swizzled tiles. All of the
+// chunk's loads come first, then all of its arithmetic, then its stores: a store may alias a later load as far as the
+// compiler knows, so loads after stores would run one pair at a time, each waiting for the previous one's arithmetic.
+template <int kCh>
+__device__ __forceinline__ void epilogue_chunk(const float (&acc)[1][kBN / 2], uint8_t* tiles, int c, int thread) {
+  constexpr int kN = kPairs / kChunks, kFirst = kCh * kN;
+  const int warp = thread / 32, lane = thread % 32;
+  uint32_t at[kN], g2[kN], u2[kN];
+#pragma unroll
+  for (int n = 0; n < kN; ++n) {
+    const int q = kFirst + n, row = c * kRows + 16 * warp + lane / 4 + 8 * (q % 2);
+    at[n] = ch04::staged_address<kPanelBytes>(0, row, q / 2) + 4 * (lane % 4);
+    g2[n] = load_u32(tiles + at[n]);
+    u2[n] = load_u32(tiles + kTileBytes + at[n]);
+  }
+  bf16 dg[kN][2], du[kN][2], h[kN][2];
+#pragma unroll
+  for (int n = 0; n < kN; ++n) {
+    const uint32_t dh2 = ch04::pack_bf16x2(acc[0][2 * (kFirst + n)], acc[0][2 * (kFirst + n) + 1]);  // as cuBLAS stores dh
+    backward_one(ch04::bf16x2_lo(dh2), ch04::bf16x2_lo(g2[n]), ch04::bf16x2_lo(u2[n]), &dg[n][0], &du[n][0], &h[n][0]);
+    backward_one(ch04::bf16x2_hi(dh2), ch04::bf16x2_hi(g2[n]), ch04::bf16x2_hi(u2[n]), &dg[n][1], &du[n][1], &h[n][1]);
+  }
+#pragma unroll
+  for (int n = 0; n < kN; ++n) {  // dg and du over g and u: each thread overwrites only what it read itself
+    store_u32(tiles + at[n], pack(dg[n][0], dg[n][1]));
+    store_u32(tiles + kTileBytes + at[n], pack(du[n][0], du[n][1]));
+    store_u32(tiles + 2 * kTileBytes + at[n], pack(h[n][0], h[n][1]));
+  }
+}
+
+// After the epilogue: this warpgroup's writes made visible to the copy engine, then one thread stores its 64 rows
+// of dg, du and h (two 64-column panels each) at (row0, col0).
+__device__ __forceinline__ void store_tiles(const Maps& maps, uint8_t* tiles, int c, int thread, int row0, int col0) {
+  ch04::fence_view_async_shared();
+  ch04::named_barrier_sync(1 + c, kWarpgroup);
+  if (thread != 0) return;
+  for (int p = 0; p < 2; ++p) {
+    uint8_t* g = tiles + p * kPanelBytes + c * kRows * 128;
+    ch04::tma_store_2d(&maps.dg, g, col0 + 64 * p, row0);
+    ch04::tma_store_2d(&maps.du, g + kTileBytes, col0 + 64 * p, row0);
+    ch04::tma_store_2d(&maps.h, g + 2 * kTileBytes, col0 + 64 * p, row0);
+  }
+  ch04::bulk_commit_group();
+}
+
+__global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_constant__ Maps maps, int k_tiles) {
   using L = Smem;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   uint8_t* smem = ch04::align_1024(smem_raw);
+  uint8_t* tiles = smem;  // g (dg), u (du), h: 32 KB each, where the ring was
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBarrierOffset);
   uint64_t* empty = full + kStages;
+  uint64_t* gu_full = empty + kStages;  // g and u have landed in the (former) ring
   if (threadIdx.x == 0) {
-    ch04::init_ring<kStages>(full, empty, 1);
+    ch04::init_ring<kStages>(full, empty, 2);  // both consumers read every stage
+    ch04::mbar_init(gu_full, 1);
     ch04::fence_barrier_init();
   }
   __syncthreads();
-
   const int m0 = blockIdx.x * kBM;  // first row of dy and of dh
   const int n0 = blockIdx.y * kBN;  // first hidden unit: row of W_down^T, column of dh
 
-  if (threadIdx.x >= kWarpgroup) {  // the producer: one lane issues every TMA load
-    if (threadIdx.x == kWarpgroup) {
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % kStages;
-        if (kt >= kStages) ch04::mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
-        uint8_t* a = smem + s * L::kStageBytes;
-        uint8_t* b = a + L::kABytes;
-        ch04::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
-        ch04::tma_load_2d(a, &map_dy, &full[s], kt * kBK, m0);                             // dy[m0 : m0+64, k]
-        ch04::tma_load_2d(b, &map_wt, &full[s], kt * kBK, n0);                             // W_down^T rows n0..
-        ch04::tma_load_2d(b + L::kBHalfBytes, &map_wt, &full[s], kt * kBK, n0 + kBN / 2);  // ..n0 + kBN
-      }
+  if (threadIdx.x >= 2 * kWarpgroup) {  // the producer: one lane issues every TMA load
+    if (threadIdx.x != 2 * kWarpgroup) return;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const int s = kt % kStages;
+      if (kt >= kStages) ch04::mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
+      uint8_t* a = smem + s * L::kStageBytes;
+      uint8_t* b = a + L::kABytes;
+      ch04::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
+      ch04::tma_load_2d(a, &maps.dy, &full[s], kt * kBK, m0);                             // dy[m0 : m0+128, k]
+      ch04::tma_load_2d(b, &maps.wt, &full[s], kt * kBK, n0);                             // W_down^T rows n0..
+      ch04::tma_load_2d(b + L::kBHalfBytes, &maps.wt, &full[s], kt * kBK, n0 + kBN / 2);  // ..n0 + kBN
+    }
+    // Once the consumers have released the last k-tiles (their wgmma are done with the ring), g and u move in.
+    for (int kt = k_tiles > kStages ? k_tiles - kStages : 0; kt < k_tiles; ++kt)
+      ch04::mbar_wait(&empty[kt % kStages], (kt / kStages) & 1);
+    ch04::mbar_arrive_expect_tx(gu_full, 2 * kTileBytes);
+    for (int p = 0; p < 2; ++p) {  // two 64-column panels each
+      ch04::tma_load_2d(tiles + p * kPanelBytes, &maps.g, gu_full, n0 + 64 * p, m0);
+      ch04::tma_load_2d(tiles + kTileBytes + p * kPanelBytes, &maps.u, gu_full, n0 + 64 * p, m0);
     }
     return;
   }
 
+  // The consumers: the main loop, then the epilogue in kChunks chunks, then the stores.
+  const int c = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
   float acc[1][kBN / 2];
-  ch04::issue_k_tiles<L, kStages, 1, kBN>(acc, smem, full, empty, 0, k_tiles, 0, threadIdx.x);
-  ch04::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, k_tiles - 1, threadIdx.x);
-
-  // The epilogue. Register i holds row 16 * warp + lane / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2 * (lane % 4)
-  // + i % 2 of the tile (wgmma's accumulator layout, 04_epilogue_mlp/epilogue.cuh): pairs of neighbouring columns,
-  // read and written 4 bytes at a time. H is a multiple of 8, so a pair is in or out of the matrix as a whole.
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-#pragma unroll
-  for (int c0 = 0; c0 < kBN / 4; c0 += kChunk) {  // pair p holds registers 2p and 2p + 1
-    __nv_bfloat162 g2[kChunk], u2[kChunk];
-#pragma unroll
-    for (int p = 0; p < kChunk; ++p) {  // every load of the chunk first
-      const int i = 2 * (c0 + p);
-      const int row = m0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = n0 + 8 * (i / 4) + 2 * (lane % 4);
-      if (row < M && col < H) {
-        const int64_t at = static_cast<int64_t>(row) * H + col;
-        g2[p] = *reinterpret_cast<const __nv_bfloat162*>(g + at);
-        u2[p] = *reinterpret_cast<const __nv_bfloat162*>(u + at);
-      }
-    }
-#pragma unroll
-    for (int p = 0; p < kChunk; ++p) {
-      const int i = 2 * (c0 + p);
-      const int row = m0 + 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = n0 + 8 * (i / 4) + 2 * (lane % 4);
-      if (row >= M || col >= H) continue;
-      const int64_t at = static_cast<int64_t>(row) * H + col, at_dgu = static_cast<int64_t>(row) * ld_dgu + col;
-      const __nv_bfloat162 dh2 = __floats2bfloat162_rn(acc[0][i], acc[0][i + 1]);  // dh as cuBLAS would store it
-      bf16 dg_lo, dg_hi, du_lo, du_hi;
-      gelu_mul_backward_one(dh2.x, g2[p].x, u2[p].x, &dg_lo, &du_lo);
-      gelu_mul_backward_one(dh2.y, g2[p].y, u2[p].y, &dg_hi, &du_hi);
-      store_pair(dg + at_dgu, dg_lo, dg_hi);
-      store_pair(du + at_dgu, du_lo, du_hi);
-      store_pair(h + at, gelu_mul_one(g2[p].x, u2[p].x), gelu_mul_one(g2[p].y, u2[p].y));  // h, as gelu_mul made it
-    }
-  }
+  ch04::issue_k_tiles<L, kStages, 1, kBN>(acc, smem, full, empty, 0, k_tiles, c * kRows * ch04::kRowBytes, thread);
+  ch04::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, k_tiles - 1, thread);
+  ch04::mbar_wait(gu_full, 0);
+  epilogue_chunk<0>(acc, tiles, c, thread);
+  epilogue_chunk<1>(acc, tiles, c, thread);
+  epilogue_chunk<2>(acc, tiles, c, thread);
+  epilogue_chunk<3>(acc, tiles, c, thread);
+  store_tiles(maps, tiles, c, thread, m0 + c * kRows, n0);
+  if (thread == 0) ch04::bulk_wait_group_read<0>();  // the block's shared memory must outlive the copy engine's reads
 }
+
+// What a call's maps depend on; the last few calls' maps are remembered (04's SmallCache), so a training step called
+// again with the same tensors encodes nothing.
+struct Key {
+  int device = 0;
+  const void *dy = nullptr, *wt = nullptr, *g = nullptr, *u = nullptr, *dg = nullptr, *du = nullptr, *h = nullptr;
+  int64_t M = 0, dim = 0, hidden = 0, ld_dgu = 0;
+  auto fields() const { return std::tie(device, dy, wt, g, u, dg, du, h, M, dim, hidden, ld_dgu); }
+  bool operator==(const Key& o) const { return fields() == o.fields(); }
+};
 
 }  // namespace
 
 void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, bf16* dg, bf16* du,
                         int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
   if (M == 0 || hidden == 0) return;
-  // The maps: dy as 04's x (boxes of 64 rows), W_down^T as its weights (boxes of kBN / 2 rows); h fills the output
-  // slot, unused here.
-  const ch04::TileMaps maps = ch04::tile_maps(dy, w_down_t, w_down_t, h, M, dim, hidden, kBM, kBN / 2, kBM);
+  static ch04::SmallCache<Key, Maps, 8> cache;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const Maps maps = cache.get(Key{device, dy, w_down_t, g, u, dg, du, h, M, dim, hidden, ld_dgu}, [&] {
+    using ch04::tile_map;
+    return Maps{tile_map(dy, M, dim, dim, kBM, "dy"),           tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T"),
+                tile_map(g, M, hidden, hidden, kBM, "g"),       tile_map(u, M, hidden, hidden, kBM, "u"),
+                tile_map(dg, M, hidden, ld_dgu, kRows, "dg"),   tile_map(du, M, hidden, ld_dgu, kRows, "du"),
+                tile_map(h, M, hidden, hidden, kRows, "h")};
+  });
   ch04::allow_smem<dgated_gemm_kernel>(Smem::kBytes);
   const dim3 grid(static_cast<unsigned>(ch04::ceil_div(M, kBM)), static_cast<unsigned>(ch04::ceil_div(hidden, kBN)));
-  dgated_gemm_kernel<<<grid, kThreads, Smem::kBytes, stream>>>(maps.x, maps.gate, g, u, dg, du, ld_dgu, h,
-                                                               static_cast<int>(M), static_cast<int>(hidden),
-                                                               static_cast<int>(ch04::ceil_div(dim, kBK)));
+  dgated_gemm_kernel<<<grid, kThreads, Smem::kBytes, stream>>>(maps, static_cast<int>(ch04::ceil_div(dim, kBK)));
   CUDA_CHECK_LAUNCH();
 }
 

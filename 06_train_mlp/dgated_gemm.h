@@ -18,10 +18,10 @@ namespace ch06 {
 std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hidden);
 
 // From dy [M, dim], W_down [dim, hidden] (as nn.Linear stores it), g and u [M, hidden]: dh = dy @ W_down stays on
-// chip; writes dg and du (views [M, hidden] with row stride ld, e.g. the halves of [dg | du]) with eager's roundings
-// from dh rounded to bf16, and h = gelu(g) * u [M, hidden] as the forward's gelu_mul computes it. Opens the cpu_op
-// range "ladder::dgated_gemm"; makes W_down^T with a transposing copy ("ladder::transpose") into `w_down_t` [hidden,
-// dim] first. All bf16; ladder::Error for anything else.
+// chip; writes dg and du (views [M, hidden] with a row stride that is a multiple of 8, e.g. the halves of [dg | du])
+// with eager's roundings from dh rounded to bf16, and h = gelu(g) * u [M, hidden] as the forward's gelu_mul computes
+// it. Opens the cpu_op range "ladder::dgated_gemm"; makes W_down^T with a transposing copy ("ladder::transpose") into
+// `w_down_t` [hidden, dim] first. All bf16, every tensor 16-byte aligned (TMA's rule); ladder::Error for anything else.
 void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& w_down_t,
                  const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du,
                  const ladder::Tensor& h);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "04_epilogue_mlp/launch.h"
 #include "06_train_mlp/dgated_gemm.h"
@@ -75,9 +76,11 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "h", h, M * hidden);
   for (const ladder::Tensor* t : {&dg, &du})
     require(t->dtype == ladder::DType::BF16 && t->dim() == 2 && t->size(0) == M && t->size(1) == hidden &&
-                t->stride(1) == 1 && t->stride(0) >= hidden && t->stride(0) % 2 == 0,
-            "dg and du must be bf16 [M, hidden] views with unit column stride and an even row stride");
+                t->stride(1) == 1 && t->stride(0) >= hidden && t->stride(0) % 8 == 0,
+            "dg and du must be bf16 [M, hidden] views with unit column stride and a row stride that is a multiple of 8");
   require(dg.stride(0) == du.stride(0), "dg and du must have the same row stride");
+  for (const ladder::Tensor* t : {&dy, &w_down_t, &g, &u, &dg, &du, &h})  // TMA's rule for the kernel's tensor maps
+    require(reinterpret_cast<uintptr_t>(t->data) % 16 == 0, "every tensor must start at a 16-byte aligned address");
   const ch04::DeviceInfo& gpu = ch04::current_device();  // asked once per device
   const std::string why = dgated_gemm_cannot_run(gpu.major, gpu.minor, dim, hidden);
   require(why.empty(), why);

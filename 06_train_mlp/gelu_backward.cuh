@@ -30,23 +30,22 @@ __device__ __forceinline__ float gelu_tanh_backward_f32(float dy, float x) {
   return __fmul_rn(dy, __fadd_rn(left_derivative, right_derivative));
 }
 
-// One element of the backward of h = gelu(g) * u, given dh: what MulBackward0 then GeluBackward0 compute, with the
-// same roundings (gelu(g) as the forward stored it, dh * u as eager stores it). Every kernel that makes dg and du
-// (gelu_mul_backward.cu, dgated_gemm.cu's epilogue) calls this one function.
-__device__ __forceinline__ void gelu_mul_backward_one(__nv_bfloat16 dh, __nv_bfloat16 g, __nv_bfloat16 u,
-                                                      __nv_bfloat16* dg, __nv_bfloat16* du) {
-  const float fdh = __bfloat162float(dh), fg = __bfloat162float(g);
-  const float a = __bfloat162float(__float2bfloat16(ladder::gelu_tanh_f32(fg)));  // gelu(g) as the forward stored it
-  *du = __float2bfloat16(__fmul_rn(fdh, a));
-  const float dh_u = __bfloat162float(__float2bfloat16(__fmul_rn(fdh, __bfloat162float(u))));  // stored by eager
-  *dg = __float2bfloat16(gelu_tanh_backward_f32(dh_u, fg));
+// One element of the backward of h = gelu(g) * u, given dh and a = gelu(g) as the forward stored it (rounded to bf16):
+// what MulBackward0 then GeluBackward0 compute, with the same roundings (dh * u rounded to bf16, as eager stores it).
+__device__ __forceinline__ void gelu_mul_backward_given_a(float dh, float g, float a, float u, __nv_bfloat16* dg,
+                                                          __nv_bfloat16* du) {
+  *du = __float2bfloat16(__fmul_rn(dh, a));
+  const float dh_u = __bfloat162float(__float2bfloat16(__fmul_rn(dh, u)));  // stored by eager
+  *dg = __float2bfloat16(gelu_tanh_backward_f32(dh_u, g));
 }
 
-// h = gelu(g) * u for one element, as 03_fused_mlp's gelu_mul computes it (gelu(g) rounded to bf16 first): the backward
-// GEMM's epilogue recomputes h with it, the same bits the forward stored.
-__device__ __forceinline__ __nv_bfloat16 gelu_mul_one(__nv_bfloat16 g, __nv_bfloat16 u) {
-  const float a = __bfloat162float(__float2bfloat16(ladder::gelu_tanh_f32(__bfloat162float(g))));
-  return __float2bfloat16(__fmul_rn(a, __bfloat162float(u)));
+// The same from bf16 inputs, gelu(g) recomputed and rounded as the forward stored it. Every kernel that makes dg and du
+// calls this, or (dgated_gemm.cu's epilogue) the function above with the same a.
+__device__ __forceinline__ void gelu_mul_backward_one(__nv_bfloat16 dh, __nv_bfloat16 g, __nv_bfloat16 u,
+                                                      __nv_bfloat16* dg, __nv_bfloat16* du) {
+  const float fg = __bfloat162float(g);
+  const float a = __bfloat162float(__float2bfloat16(ladder::gelu_tanh_f32(fg)));
+  gelu_mul_backward_given_a(__bfloat162float(dh), fg, a, __bfloat162float(u), dg, du);
 }
 
 }  // namespace ch06
