@@ -32,6 +32,7 @@
 
 #include "03_fused_mlp/kernels.cuh"
 #include "04_epilogue_mlp/kernels.cuh"
+#include "bench/bits.h"
 #include "bench/mma_ceiling.h"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
@@ -50,32 +51,8 @@ using ladder::Tensor;
 
 constexpr int kWrongUlps = 4;  // further than this from chapter 03's output anywhere: not a rounding-order difference
 
-std::vector<uint16_t> bits_of(const Tensor& t) {
-  std::vector<uint16_t> bits(t.numel());
-  CUDA_CHECK(cudaMemcpy(bits.data(), t.data, t.nbytes(), cudaMemcpyDeviceToHost));
-  return bits;
-}
-
-// Position of a bf16 on the number line, so that the difference of two counts the representable values between.
-int32_t ordered(uint16_t b) { return (b & 0x8000) ? -int32_t(b & 0x7FFF) : int32_t(b); }
-bool is_nan(uint16_t b) { return (b & 0x7FFF) > 0x7F80; }
-
-struct BitStats {
-  double identical = 0;  // share of outputs with the same bits
-  int64_t max_ulps = 0;  // largest gap in bf16 ulps (a NaN on one side only counts as "far")
-};
-BitStats compare_bits(const std::vector<uint16_t>& a, const std::vector<uint16_t>& b) {
-  int64_t same = 0, max_ulps = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] == b[i] || (is_nan(a[i]) && is_nan(b[i]))) {
-      ++same;
-      continue;
-    }
-    const int64_t d = (is_nan(a[i]) || is_nan(b[i])) ? INT32_MAX : std::abs(int64_t(ordered(a[i])) - ordered(b[i]));
-    max_ulps = std::max(max_ulps, d);
-  }
-  return {a.empty() ? 1.0 : double(same) / double(a.size()), max_ulps};
-}
+using benchmarks::bits_of;
+using benchmarks::BitStats;
 
 int bench(int argc, const char* const* argv) {
   CLI::App app{"Times chapter 04's geglu_gemm variants against cuBLASLt alone and against chapter 03's three kernels."};
@@ -146,7 +123,7 @@ int bench(int argc, const char* const* argv) {
       ladder::poison(m);
       op();
       CUDA_CHECK(cudaDeviceSynchronize());
-      const BitStats b = compare_bits(bits_of(m), want);
+      const BitStats b = benchmarks::compare_bits(bits_of(m), want);
       if (b.max_ulps > kWrongUlps)
         throw ladder::Error(fmt::format("{} at {}: {} ulps from chapter 03's output; not timing a wrong kernel", v.name,
                                         shape, b.max_ulps));

@@ -1,0 +1,136 @@
+// bench_train_mlp: is chapter 06's backward GEMM with the gelu*mul backward in its epilogue (dgated_gemm) as fast as
+// the plain GEMM it extends, and faster than the two kernels it replaces?
+//
+// dh = dy @ W_down, then dg, du (and h, recomputed) from dh, g and u, timed four ways at the blog's shape (8192 rows,
+// dim 768, hidden 3072), at 16384 rows and at dim 4096 / hidden 11008 (a Llama-7B-sized MLP):
+//   (a) cuBLASLt's dh = dy @ W_down alone, what `fused` and `eager` run first (timed first and again last: its spread
+//       between the two is the run-to-run noise);
+//   (b) the fused mode's pair: (a), then gelu_mul_backward (reads dh, g, u; writes dg, du);
+//   (c) dgated_gemm's kernel alone (W_down^T made once beforehand) and (d) the op as the epilogue mode calls it, with
+//       its transposing copy of W_down.
+// (c) moves more bytes than (a) can: it reads g and u and writes dg, du and h, 5 [M, hidden] tensors where (a) writes
+// one. So "x (a)" is printed beside "GB/s", the bytes of each op's inputs read once and outputs written once per
+// second of its time. Each is timed as bench_epilogue_mlp times (ladder::GpuTimer: an L2 flush before every run, CUDA
+// events around the op, 5 warm-up runs, the median and minimum of --iters runs). Before timing, (c)'s dg and du are
+// compared with (b)'s bit for bit; more than 1 ulp apart anywhere is a wrong kernel and stops the run (exit 1). (One
+// ulp can happen: (c) rounds its own float32 sum of dh, whose order differs from cuBLAS's.)
+//
+// Needs an sm_90 GPU (dgated_gemm is wgmma and TMA). Run: build/bench/bench_train_mlp [--iters 100]
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "06_train_mlp/dgated_gemm.h"
+#include "06_train_mlp/kernels.cuh"
+#include "bench/bits.h"
+#include "chapter/chapter.h"
+#include "chapter/cli.h"
+#include "chapter/gpu_timer.h"
+#include "cuda/check.h"
+#include "gpu/info.h"
+#include "gpu/memory.h"
+#include "gpu/ops.h"
+#include "gpu/values.h"
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+using ladder::DType;
+using ladder::Tensor;
+
+constexpr int kWrongUlps = 1;
+
+Tensor columns(const Tensor& t, int64_t first, int64_t count) {  // [rows, count] view of a contiguous [rows, n]
+  Tensor v = ladder::view_of(t.ptr<bf16>() + first, DType::BF16, {t.size(0), count});
+  v.strides = {t.size(1), 1};
+  return v;
+}
+
+int bench(int argc, const char* const* argv) {
+  CLI::App app{"Times chapter 06's dgated_gemm against cuBLASLt's dh GEMM alone and with gelu_mul_backward after it."};
+  int iters = 100;
+  app.add_option("--iters", iters, "timed runs per op; the median is reported")->check(CLI::Range(1, 100000));
+  if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
+
+  const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
+  if (const std::string why = ch06::dgated_gemm_cannot_run(gpu.major, gpu.minor, 768, 3072); !why.empty())
+    throw ladder::UsageError("dgated_gemm does not run here: " + why);
+  const ladder::GpuTimer timer;
+  fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,
+             timer.flush_words());
+  fmt::print("median of {} runs after {} warm-up runs; x (a) = median / the first (a)'s\n\n", iters,
+             ladder::GpuTimer::kWarmupRuns);
+  fmt::print("{:<18} {:<34} {:>10} {:>9} {:>8} {:>7} {:>11} {:>8}\n", "M,dim,hidden", "op", "median us", "min us",
+             "GB/s", "x (a)", "identical %", "max ulp");
+
+  struct Shape {
+    int64_t M, dim, hidden;
+  };
+  for (const Shape& s : {Shape{8192, 768, 3072}, {16384, 768, 3072}, {8192, 4096, 11008}}) {
+    const DType dt = DType::BF16;
+    const float bound = 1.0f / std::sqrt(float(s.hidden));
+    const Tensor dy = ladder::random_tensor({s.M, s.dim}, 1, dt);
+    const Tensor wd = ladder::random_tensor({s.dim, s.hidden}, 2, dt, -bound, bound), wdt = ladder::empty({s.hidden, s.dim}, dt);
+    const Tensor g = ladder::random_tensor({s.M, s.hidden}, 3, dt, -3.0f, 3.0f);
+    const Tensor u = ladder::random_tensor({s.M, s.hidden}, 4, dt, -3.0f, 3.0f);
+    const Tensor dh = ladder::empty({s.M, s.hidden}, dt), h = ladder::empty({s.M, s.hidden}, dt);
+    const Tensor dgu_ref = ladder::empty({s.M, 2 * s.hidden}, dt), dgu = ladder::empty({s.M, 2 * s.hidden}, dt);
+    const std::string shape = fmt::format("{},{},{}", s.M, s.dim, s.hidden);
+    const double mh = 2.0 * s.M * s.hidden;  // bytes of one [M, hidden] bf16 tensor
+    const double gemm_bytes = 2.0 * (s.M * s.dim + s.dim * s.hidden) + mh;
+
+    const auto plain = [&] { ladder::ops::mm(dy, wd, dh); };
+    const auto backward = [&] {
+      ch06::gelu_mul_backward(dh, g, u, columns(dgu_ref, 0, s.hidden), columns(dgu_ref, s.hidden, s.hidden));
+    };
+    const auto fused = [&] {
+      plain();
+      backward();
+    };
+    const auto op = [&] {
+      ch06::dgated_gemm(dy, wd, wdt, g, u, columns(dgu, 0, s.hidden), columns(dgu, s.hidden, s.hidden), h);
+    };
+    const auto kernel = [&] {  // (only built with sm_90a code; without it the op above has refused already)
+#if LADDER_HAVE_SM90A
+      ch06::launch_dgated_gemm(dy.ptr<bf16>(), wdt.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), dgu.ptr<bf16>(),
+                               dgu.ptr<bf16>() + s.hidden, 2 * s.hidden, h.ptr<bf16>(), s.M, s.dim, s.hidden, 0);
+#endif
+    };
+    fused();
+    ladder::poison(dgu);
+    op();  // also makes W_down^T for the kernel's runs
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const benchmarks::BitStats b = benchmarks::compare_bits(benchmarks::bits_of(dgu), benchmarks::bits_of(dgu_ref));
+    if (b.max_ulps > kWrongUlps)
+      throw ladder::Error(fmt::format("dgated_gemm at {}: dg or du {} ulps from the fused path's; not timing a wrong "
+                                      "kernel", shape, b.max_ulps));
+    const std::string bits = fmt::format("{:>11.4f} {:>8}", 100.0 * b.identical, b.max_ulps);
+
+    double plain_us = 0;
+    auto row = [&](const std::string& name, const std::function<void()>& f, double bytes, const std::string& cmp) {
+      const ladder::GpuTiming t = timer.time(f, iters, 0);  // exactly --iters runs
+      if (plain_us == 0) plain_us = t.median_us();
+      fmt::print("{:<18} {:<34} {:>10.1f} {:>9.1f} {:>8.0f} {:>7.3f} {}\n", shape, name, t.median_us(), t.min_us(),
+                 bytes / (t.median_us() * 1e3), t.median_us() / plain_us, cmp);
+    };
+    row("(a) cublasLt dh = dy @ W_down", plain, gemm_bytes, "");
+    row("gelu_mul_backward alone", backward, 5 * mh, "");
+    row("(b) (a) + gelu_mul_backward", fused, gemm_bytes + 5 * mh, fmt::format("{:>11} {:>8}", "(ref)", "(ref)"));
+    row("(c) dgated_gemm kernel", kernel, gemm_bytes + 4 * mh, bits);
+    row("(d) dgated_gemm op (+ transpose)", op, gemm_bytes + 4 * mh + 4.0 * s.dim * s.hidden, bits);
+    row("(a) again", plain, gemm_bytes, "");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ladder::run_main([&] { return bench(argc, argv); });
+}
