@@ -7,9 +7,18 @@ op; `ladder-trace summary --steps` gives each step's GPU kernel time; `ladder-tr
 
 eager: nn.Linear, F.gelu(approximate="tanh"), the product, nn.Linear, as the blog's 03_simple_mlp.py; compile: the
 same under torch.compile; ladder, ladder_recompute: chapter 05's LadderGEGLUMLP (recompute=False and True), which
-needs the op library (05_torch_op/README.md). Shapes: the blog's, batch 64, seq 128, dim 768, hidden 3072, bf16.
+needs the op library (05_torch_op/README.md); liger: Liger's LigerGEGLUMLP (`pip install liger-kernel`), the layer
+the blog swaps in. A `_compile` suffix runs any of them under torch.compile. Shapes: the blog's, batch 64, seq 128,
+dim 768, hidden 3072, bf16.
+
+After recording, each mode prints one line: GPU kernel time per step (kernel durations summed over the profiled steps,
+host gaps left out, as `ladder-trace summary --steps` counts GPU busy), wall time per step (CUDA events around 20
+steps, median), the step's peak allocation above its start, and what the forward left allocated for the backward
+beyond x and the output.
 """
 import argparse
+import json
+import statistics
 from pathlib import Path
 
 import torch
@@ -34,13 +43,17 @@ class Config:
 
 
 def make(mode, dim, hidden):
-    if mode in ("eager", "compile"):
+    base = mode.removesuffix("_compile")
+    if base in ("eager", "compile"):
         mlp = SimpleGeGLUMLP(dim, hidden)
+    elif base == "liger":
+        from liger_kernel.transformers.geglu import LigerGEGLUMLP
+        mlp = LigerGEGLUMLP(Config(dim, hidden))
     else:
         import ladder_ops
-        mlp = ladder_ops.LadderGEGLUMLP(Config(dim, hidden), recompute=mode == "ladder_recompute")
+        mlp = ladder_ops.LadderGEGLUMLP(Config(dim, hidden), recompute=base == "ladder_recompute")
     mlp = mlp.to("cuda", torch.bfloat16)
-    return torch.compile(mlp) if mode == "compile" else mlp
+    return torch.compile(mlp) if mode.endswith("compile") else mlp
 
 
 def record(mode, out, batch, seq, dim, hidden):
@@ -60,6 +73,25 @@ def record(mode, out, batch, seq, dim, hidden):
     for _ in range(3):  # compile, cuBLAS heuristics, the caching allocator's first blocks: before the profiler
         step()
     torch.cuda.synchronize()
+
+    walls = []
+    for _ in range(20):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        step()
+        end.record()
+        torch.cuda.synchronize()
+        walls.append(start.elapsed_time(end) * 1e3)
+    mlp.zero_grad(set_to_none=True)
+    x.grad = None
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    y = mlp(x)
+    held = torch.cuda.memory_allocated() - base - y.numel() * y.element_size()
+    y.backward(dy)
+    peak = torch.cuda.max_memory_allocated() - base
+    del y
     path = out / f"torch_06_train_mlp_{mode}.json"
     schedule = torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1)
     activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
@@ -69,7 +101,10 @@ def record(mode, out, batch, seq, dim, hidden):
             step()
             torch.cuda.synchronize()
             prof.step()
-    print(f"{mode}: {path}")
+    events = json.loads(path.read_text())["traceEvents"]
+    busy = sum(e["dur"] for e in events if e.get("cat") == "kernel") / 3  # the three active steps
+    print(f"{mode:<24} GPU busy/step {busy:8.1f} us  wall/step {statistics.median(walls):8.1f} us  "
+          f"peak {peak / 1e6:7.1f} MB  held for backward {held / 1e6:7.1f} MB  {path}")
 
 
 def main():
