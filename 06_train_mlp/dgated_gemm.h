@@ -1,5 +1,6 @@
-// The epilogue mode's backward GEMM: dh = dy @ W_down with the backward of h = gelu(g) * u in its epilogue
-// (dgated_gemm.cu, Hopper only), and the op the chapter calls (dgated_gemm_op.cu).
+// The epilogue mode's two hand-written GEMMs (Hopper only) and the ops the chapter calls (dgated_gemm_op.cu): the
+// forward, chapter 04's gated GEMM also keeping g and u (geglu_gemm_keep.cu), and the backward, dh = dy @ W_down with
+// the backward of h = gelu(g) * u in its epilogue (dgated_gemm.cu).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -25,6 +26,16 @@ std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hi
 void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& w_down_t,
                  const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du,
                  const ladder::Tensor& h);
+
+// h = gelu(x @ W_gate^T) * (x @ W_up^T) as chapter 04's geglu_gemm computes it (its `fast` kernel, the same bits),
+// and g = x @ W_gate^T, u = x @ W_up^T rounded to bf16, from one kernel. x [..., dim]; W_gate, W_up [hidden, dim];
+// h, g, u contiguous [rows, hidden]. Opens the cpu_op range "ladder::geglu_gemm". Refused (ladder::Error) where
+// dgated_gemm_cannot_run says so, and for anything 04's geglu_gemm refuses.
+void geglu_gemm_keep(const ladder::Tensor& x, const ladder::Tensor& w_gate, const ladder::Tensor& w_up,
+                     const ladder::Tensor& h, const ladder::Tensor& g, const ladder::Tensor& u);
+void launch_geglu_gemm_keep(const __nv_bfloat16* x, const __nv_bfloat16* w_gate, const __nv_bfloat16* w_up,
+                            __nv_bfloat16* h, __nv_bfloat16* g, __nv_bfloat16* u, int64_t M, int64_t dim,
+                            int64_t hidden, cudaStream_t stream);
 
 // The kernel's launcher (dgated_gemm.cu): w_down_t [hidden, dim] row-major; dg and du with row stride ld_dgu; g, u
 // and h contiguous [M, hidden]. Only in a build with sm_90a code (LADDER_HAVE_SM90A).

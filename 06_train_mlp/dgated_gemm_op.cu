@@ -1,8 +1,9 @@
-// The host side of the epilogue mode's backward GEMM (dgated_gemm.cu): its rules, the transposing copy that gives it
-// W_down^T, and the op. Built for every architecture; the kernel itself only for sm_90a.
+// The host side of the epilogue mode's two GEMMs (geglu_gemm_keep.cu, dgated_gemm.cu): their rules, the transposing
+// copy that gives the backward W_down^T, and the ops. Built for every architecture; the kernels only for sm_90a.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 #include <cstdint>
 
 #include "04_epilogue_mlp/launch.h"
@@ -59,6 +60,23 @@ std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hi
     return fmt::format("dim = {} and hidden = {} must be multiples of 8 (TMA copies rows of 16-byte multiples)", dim,
                        hidden);
   return "";
+}
+
+void geglu_gemm_keep(const ladder::Tensor& x, const ladder::Tensor& w_gate, const ladder::Tensor& w_up,
+                     const ladder::Tensor& h, const ladder::Tensor& g, const ladder::Tensor& u) {
+  ladder::OpRange range("ladder::geglu_gemm", {&x, &w_gate, &w_up});
+  if (x.dim() < 1 || w_gate.dim() != 2) throw ladder::Error("geglu_gemm_keep: x needs a last dimension, w_gate 2");
+  const int64_t dim = x.size(-1), hidden = w_gate.size(0), rows = x.numel() / std::max<int64_t>(dim, 1);
+  require(w_gate.size(1) == dim && w_up.shape == w_gate.shape, "w_gate and w_up must both be [hidden, dim]");
+  for (const auto& [t, name] : {std::pair{&h, "h"}, {&g, "g"}, {&u, "u"}})
+    ladder::require_flat(ladder::DType::BF16, "geglu_gemm_keep", name, *t, rows * hidden);
+  const ch04::DeviceInfo& gpu = ch04::current_device();
+  const std::string why = dgated_gemm_cannot_run(gpu.major, gpu.minor, dim, hidden);
+  if (!why.empty()) throw ladder::Error("geglu_gemm_keep: " + why);
+#if LADDER_HAVE_SM90A
+  launch_geglu_gemm_keep(x.ptr<bf16>(), w_gate.ptr<bf16>(), w_up.ptr<bf16>(), h.ptr<bf16>(), g.ptr<bf16>(),
+                         u.ptr<bf16>(), rows, dim, hidden, ladder::current_stream());
+#endif
 }
 
 void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& w_down_t,

@@ -131,6 +131,16 @@ void TrainStep::forward() {
     h_ = {};  // not kept: the backward makes it again
     return;
   }
+  if (mode_ == Mode::Epilogue) {  // chapter 04's one gated GEMM, keeping g and u for the backward GEMM's epilogue
+    g_ = ladder::empty({rows_, hidden_}, dt);
+    u_ = ladder::empty({rows_, hidden_}, dt);
+    h_ = ladder::empty({rows_, hidden_}, dt);
+    geglu_gemm_keep(p_.x, p_.w_gate(), p_.w_up(), h_, g_, u_);
+    y_ = ladder::empty(p_.x.shape, dt);
+    ops::linear(h_.reshape(shape3), p_.w_down, nullptr, y_);
+    h_ = {};  // not kept: the backward GEMM's epilogue makes it again
+    return;
+  }
   g_ = ladder::empty({rows_, hidden_}, dt);
   ops::linear(p_.x, p_.w_gate(), nullptr, g_.reshape(shape3));
   u_ = ladder::empty({rows_, hidden_}, dt);
@@ -145,7 +155,6 @@ void TrainStep::forward() {
   }
   y_ = ladder::empty(p_.x.shape, dt);
   ops::linear(h_.reshape(shape3), p_.w_down, nullptr, y_);
-  if (mode_ == Mode::Epilogue) h_ = {};  // not kept: the backward GEMM's epilogue makes it again
 }
 
 void TrainStep::backward() {
