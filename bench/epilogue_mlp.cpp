@@ -57,10 +57,21 @@ using benchmarks::BitStats;
 int bench(int argc, const char* const* argv) {
   CLI::App app{"Times chapter 04's geglu_gemm variants against cuBLASLt alone and against chapter 03's three kernels."};
   int iters = 100;
+  bool curve = false;
   app.add_option("--iters", iters, "timed runs per op; the median is reported")->check(CLI::Range(1, 100000));
+  app.add_flag("--mma-curve", curve,
+               "print only the mma.sync loop's TFLOP/s over warps per SM and independent accumulators, then stop");
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
   const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
+  if (curve) {
+    fmt::print("GPU {}: {} (sm_{}{}, {} SMs); register-resident mma.sync m16n8k16 bf16, median of {} runs\n", gpu.id,
+               gpu.name, gpu.major, gpu.minor, gpu.sms, iters);
+    fmt::print("{:>12} {:>7} {:>9}\n", "warps/SM", "chains", "TFLOP/s");
+    for (const benchmarks::MmaPoint& p : benchmarks::mma_sync_curve(gpu.sms, iters))
+      fmt::print("{:>12} {:>7} {:>9.1f}\n", p.warps_per_sm, p.chains, p.tflops);
+    return 0;
+  }
   std::vector<ch04::GegluGemmVariant> variants;
   for (const ch04::GegluGemmVariant& v : ch04::geglu_gemm_variants()) {
     if (const std::string why = ch04::geglu_gemm_cannot_run(v.name, gpu.major, gpu.minor); why.empty())

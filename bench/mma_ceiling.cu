@@ -1,10 +1,12 @@
 // The kernel behind mma_ceiling.h: every warp runs kChains independent chains of mma.sync.m16n8k16 (bf16, float32
 // accumulate) on operands that stay in registers, so the tensor cores are the only limit. Independent chains: one
-// mma's result is not the next one's input until kChains later, so the pipe never waits on a dependency. 8 warps per
-// block, 2 blocks per SM: 16 warps per SM, 4 per SM sub-partition, each with 8 chains in flight.
+// mma's result is not the next one's input until kChains later, so the pipe never waits on a dependency. The ceiling:
+// 8 warps per block, 2 blocks per SM: 16 warps per SM, 4 per SM sub-partition, each with 8 chains in flight. The
+// curve: 1 to 8 blocks of 4 warps on every SM, 1 to 8 chains a warp.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "bench/mma_ceiling.h"
 #include "chapter/gpu_timer.h"
@@ -16,7 +18,8 @@ namespace {
 constexpr int kChains = 8, kThreads = 256, kBlocksPerSm = 2, kIters = 4096;
 constexpr double kFlopsPerMma = 2.0 * 16 * 8 * 16;  // m16n8k16: 16 x 8 outputs, 16 multiply-adds each
 
-__global__ void __launch_bounds__(kThreads) mma_loop(float* sink, int iters) {
+template <int kChains>
+__global__ void __launch_bounds__(256) mma_loop(float* sink, int iters) {
 #if __CUDA_ARCH__ >= 800
   // Operands: any bits will do (bf16 values from the lane id); they never change, so they stay in registers.
   const uint32_t v = 0x3F803F80u ^ (threadIdx.x & 7);  // a pair of bf16 near 1.0
@@ -40,22 +43,41 @@ __global__ void __launch_bounds__(kThreads) mma_loop(float* sink, int iters) {
 #endif
 }
 
-}  // namespace
-
-double mma_sync_ceiling_tflops(int sms, int runs) {
+// The loop with kC chains a warp, `warps` warps an SM (blocks of `threads`), timed: TFLOP/s over all SMs.
+template <int kC>
+double run_loop(int sms, int warps, int threads, int runs) {
   float* sink = nullptr;
   CUDA_CHECK(cudaMalloc(&sink, sizeof(float)));
-  const int blocks = sms * kBlocksPerSm;
+  const int blocks = sms * (warps * 32 / threads);
   const ladder::GpuTimer timer;
   const ladder::GpuTiming t = timer.time(
       [&] {
-        mma_loop<<<blocks, kThreads>>>(sink, kIters);
+        mma_loop<kC><<<blocks, threads>>>(sink, kIters);
         CUDA_CHECK_LAUNCH();
       },
       runs, 0);
   CUDA_CHECK(cudaFree(sink));
-  const double flops = double(blocks) * (kThreads / 32) * double(kIters) * kChains * kFlopsPerMma;
+  const double flops = double(blocks) * (threads / 32) * double(kIters) * kC * kFlopsPerMma;
   return flops / (t.median_us() * 1e6);
+}
+
+}  // namespace
+
+double mma_sync_ceiling_tflops(int sms, int runs) {
+  return run_loop<kChains>(sms, kBlocksPerSm * kThreads / 32, kThreads, runs);
+}
+
+std::vector<MmaPoint> mma_sync_curve(int sms, int runs) {
+  std::vector<MmaPoint> points;
+  for (int warps : {4, 8, 16, 32})  // blocks of 4 warps: 1, 2, 4 or 8 of them on every SM
+    for (int chains : {1, 2, 4, 8}) {
+      const double tflops = chains == 1   ? run_loop<1>(sms, warps, 128, runs)
+                            : chains == 2 ? run_loop<2>(sms, warps, 128, runs)
+                            : chains == 4 ? run_loop<4>(sms, warps, 128, runs)
+                                          : run_loop<8>(sms, warps, 128, runs);
+      points.push_back({warps, chains, tflops});
+    }
+  return points;
 }
 
 }  // namespace benchmarks
