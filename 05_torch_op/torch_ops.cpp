@@ -1,6 +1,7 @@
 // Chapter 05: chapters 03's and 04's kernels as PyTorch operators, torch.ops.ladder.gelu_mul and
-// torch.ops.ladder.geglu_gemm, and chapter 06's backward kernel as torch.ops.ladder.gelu_mul_backward, which their
-// autograd formulas (ladder_ops/__init__.py) call. Host code only: the kernels are the chapters' own, built with the
+// torch.ops.ladder.geglu_gemm, and chapter 06's kernels as torch.ops.ladder.gelu_mul_backward, which their autograd
+// formulas (ladder_ops/__init__.py) call, and torch.ops.ladder.geglu_gemm_keep, 04's GEMM also keeping g and u for
+// training. Host code only: the kernels are the chapters' own, built with the
 // project's flags and linked in (CMakeLists.txt); this file only tells PyTorch how to call them.
 //
 // An operator is three things, and this file holds two of them:
@@ -31,6 +32,7 @@
 
 #include "03_fused_mlp/kernels.cuh"
 #include "04_epilogue_mlp/kernels.cuh"
+#include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/kernels.cuh"
 #include "base/error.h"
 
@@ -143,6 +145,40 @@ at::Tensor geglu_gemm(const at::Tensor& x, const at::Tensor& w_gate, const at::T
   return m;
 }
 
+// The training forward of chapter 06's epilogue mode: m as geglu_gemm's `fast` computes it, and g = x @ w_gate^T,
+// u = x @ w_up^T (bf16) from the same kernel, for the backward (Hopper only: ch06::dgated_gemm_cannot_run says why
+// not elsewhere). Returns (m, g, u), each [..., hidden].
+std::tuple<at::Tensor, at::Tensor, at::Tensor> geglu_gemm_keep(const at::Tensor& x, const at::Tensor& w_gate,
+                                                               const at::Tensor& w_up) {
+  constexpr const char* op = "ladder::geglu_gemm_keep";
+  check_input(op, "x", x, x.device());
+  check_input(op, "w_gate", w_gate, x.device());
+  check_input(op, "w_up", w_up, x.device());
+  TORCH_CHECK(x.dim() >= 1 && w_gate.dim() == 2 && w_gate.size(1) == x.size(-1) && w_up.sizes() == w_gate.sizes(), op,
+              ": w_gate and w_up must both be [hidden, dim] with dim = x.size(-1), got ", w_gate.sizes(), " and ",
+              w_up.sizes());
+  const int64_t dim = x.size(-1), hidden = w_gate.size(0), M = dim == 0 ? 0 : x.numel() / dim;
+  const c10::cuda::CUDAGuard guard(x.device());
+  const cudaDeviceProp* p = at::cuda::getDeviceProperties(x.device().index());
+  const std::string why = ch06::dgated_gemm_cannot_run(p->major, p->minor, dim, hidden);
+  TORCH_CHECK(why.empty() && dim > 0, op, ": ", why.empty() ? "dim must be > 0" : why);
+  std::vector<int64_t> sizes = x.sizes().vec();
+  sizes.back() = hidden;
+  at::Tensor m = at::empty(sizes, x.options()), g = at::empty(sizes, x.options()), u = at::empty(sizes, x.options());
+  auto out = [](at::Tensor& t) { return reinterpret_cast<__nv_bfloat16*>(t.data_ptr<at::BFloat16>()); };
+  run_launcher(op, [&] {
+#if LADDER_HAVE_SM90A
+    ch06::launch_geglu_gemm_keep(bf16_ptr(x), bf16_ptr(w_gate), bf16_ptr(w_up), out(m), out(g), out(u), M, dim,
+                                 hidden, at::cuda::getCurrentCUDAStream());
+#endif
+  });
+  return {m, g, u};
+}
+
+std::string geglu_gemm_keep_cannot_run(int64_t major, int64_t minor) {
+  return ch06::dgated_gemm_cannot_run(int(major), int(minor), 8, 8);
+}
+
 // For Python, which must pick a path before it calls anything (ladder_ops.LadderGEGLUMLP): the variant names in the
 // chapter's order, and why `variant` ("" = the default) cannot run on a GPU of compute capability major.minor (empty
 // when it can). No tensors, so no dispatch key: one kernel for every backend.
@@ -166,12 +202,15 @@ TORCH_LIBRARY(ladder, m) {
   m.def("geglu_gemm(Tensor x, Tensor w_gate, Tensor w_up, *, str variant=\"\") -> Tensor");
   m.def("geglu_gemm_variants() -> str[]", &geglu_gemm_variants);
   m.def("geglu_gemm_cannot_run(str variant, int major, int minor) -> str", &geglu_gemm_cannot_run);
+  m.def("geglu_gemm_keep(Tensor x, Tensor w_gate, Tensor w_up) -> (Tensor, Tensor, Tensor)");
+  m.def("geglu_gemm_keep_cannot_run(int major, int minor) -> str", &geglu_gemm_keep_cannot_run);
 }
 
 TORCH_LIBRARY_IMPL(ladder, CUDA, m) {
   m.impl("gelu_mul", &gelu_mul);
   m.impl("gelu_mul_backward", &gelu_mul_backward);
   m.impl("geglu_gemm", &geglu_gemm);
+  m.impl("geglu_gemm_keep", &geglu_gemm_keep);
 }
 
 // The same functions for CPU tensors, where their first check refuses them: the reader gets our one line ("x must be
@@ -180,6 +219,7 @@ TORCH_LIBRARY_IMPL(ladder, CPU, m) {
   m.impl("gelu_mul", &gelu_mul);
   m.impl("gelu_mul_backward", &gelu_mul_backward);
   m.impl("geglu_gemm", &geglu_gemm);
+  m.impl("geglu_gemm_keep", &geglu_gemm_keep);
 }
 
 // gelu_mul and geglu_gemm have autograd formulas, registered from Python (torch.library.register_autograd in

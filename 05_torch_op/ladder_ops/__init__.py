@@ -4,11 +4,12 @@
     m = torch.ops.ladder.geglu_gemm(x, w_gate, w_up)    # gelu_tanh(x @ w_gate.T) * (x @ w_up.T), one kernel
     y = torch.ops.ladder.gelu_mul(g, u)                 # gelu_tanh(g) * u, one kernel
     dg, du = torch.ops.ladder.gelu_mul_backward(dy, g, u)   # its backward, one kernel (chapter 06)
+    m, g, u = torch.ops.ladder.geglu_gemm_keep(x, w_gate, w_up)  # geglu_gemm also keeping g and u (06; Hopper)
     mlp = ladder_ops.LadderGEGLUMLP(config)             # where the blog builds LigerGEGLUMLP(config); it trains
     import ladder_ops as kernels_layers                 # ...or, in the blog's script, in place of its get_kernel line
 
-The ops take bf16, contiguous CUDA tensors and give new ones. gelu_mul and geglu_gemm have autograd formulas
-(register_autograd below), so a loss computed through them has gradients for their inputs.
+The ops take bf16, contiguous CUDA tensors and give new ones. gelu_mul, geglu_gemm and geglu_gemm_keep have autograd
+formulas (register_autograd below), so a loss computed through them has gradients for their inputs.
 The library is found at $LADDER_TORCH_LIB, beside this file (pip install), or in the repository's build/.
 """
 import os
@@ -17,7 +18,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-__all__ = ["LadderGEGLUMLP", "LigerGEGLUMLP", "fused_gemm_runs", "library_path"]
+__all__ = ["LadderGEGLUMLP", "LigerGEGLUMLP", "fused_gemm_runs", "keep_gemm_runs", "library_path"]
 
 
 def library_path():
@@ -53,6 +54,15 @@ def _geglu_gemm_fake(x, w_gate, w_up, *, variant=""):
                  lambda: f"ladder::geglu_gemm: w_gate and w_up must both be [hidden, dim] with dim = x.size(-1) = "
                          f"{x.shape[-1]}, got {list(w_gate.shape)} and {list(w_up.shape)}")
     return x.new_empty((*x.shape[:-1], w_gate.shape[0]))
+
+
+@torch.library.register_fake("ladder::geglu_gemm_keep")
+def _geglu_gemm_keep_fake(x, w_gate, w_up):
+    torch._check(w_gate.dim() == 2 and w_gate.shape[1] == x.shape[-1] and w_up.shape == w_gate.shape,
+                 lambda: f"ladder::geglu_gemm_keep: w_gate and w_up must both be [hidden, dim] with dim = "
+                         f"x.size(-1), got {list(w_gate.shape)} and {list(w_up.shape)}")
+    shape = (*x.shape[:-1], w_gate.shape[0])
+    return x.new_empty(shape), x.new_empty(shape), x.new_empty(shape)
 
 
 @torch.library.register_fake("ladder::gelu_mul_backward")
@@ -97,7 +107,32 @@ def _geglu_gemm_backward(ctx, dm):
 torch.library.register_autograd("ladder::geglu_gemm", _geglu_gemm_backward, setup_context=_geglu_gemm_setup_context)
 
 
+# geglu_gemm_keep also returns g and u, so its backward needs no replay: chapter 06's epilogue-mode forward with the
+# fused mode's backward (the gelu_mul backward kernel, then dx = dg @ W_gate + du @ W_up in one addmm and the two weight
+# gradients). g and u are outputs for the backward, not for the caller: they carry no gradient.
+def _geglu_gemm_keep_setup_context(ctx, inputs, output):
+    _, g, u = output
+    ctx.mark_non_differentiable(g, u)
+    ctx.set_materialize_grads(False)  # g's and u's gradients stay None, not two [M, hidden] tensors of zeros
+    ctx.save_for_backward(*inputs, g, u)
+
+
+def _geglu_gemm_keep_backward(ctx, dm, _dg, _du):
+    x, w_gate, w_up, g, u = ctx.saved_tensors
+    x2, hidden = x.reshape(-1, x.shape[-1]), g.shape[-1]
+    dg, du = torch.ops.ladder.gelu_mul_backward(dm.reshape(-1, hidden).contiguous(), g.reshape(-1, hidden),
+                                                u.reshape(-1, hidden))
+    need_x, need_gate, need_up = ctx.needs_input_grad[:3]
+    dx = (dg @ w_gate).addmm_(du, w_up).reshape(x.shape) if need_x else None  # in place: no copy of the first
+    return dx, dg.T @ x2 if need_gate else None, du.T @ x2 if need_up else None
+
+
+torch.library.register_autograd("ladder::geglu_gemm_keep", _geglu_gemm_keep_backward,
+                                setup_context=_geglu_gemm_keep_setup_context)
+
+
 _fused_gemm_runs = {}  # device index -> bool
+_keep_gemm_runs = {}  # device index -> bool
 
 
 @torch.compiler.assume_constant_result  # a fact about the GPU, not data: torch.compile calls it while tracing and
@@ -107,6 +142,15 @@ def fused_gemm_runs(device_index: int) -> bool:  # keeps the answer (no graph br
         major, minor = torch.cuda.get_device_capability(device_index)
         _fused_gemm_runs[device_index] = torch.ops.ladder.geglu_gemm_cannot_run("", major, minor) == ""
     return _fused_gemm_runs[device_index]
+
+
+@torch.compiler.assume_constant_result
+def keep_gemm_runs(device_index: int) -> bool:
+    """Whether ladder::geglu_gemm_keep (chapter 06's training forward, Hopper) runs on this GPU."""
+    if device_index not in _keep_gemm_runs:
+        major, minor = torch.cuda.get_device_capability(device_index)
+        _keep_gemm_runs[device_index] = torch.ops.ladder.geglu_gemm_keep_cannot_run(major, minor) == ""
+    return _keep_gemm_runs[device_index]
 
 
 class LadderGEGLUMLP(nn.Module):
@@ -120,7 +164,9 @@ class LadderGEGLUMLP(nn.Module):
     product, as Liger does. `fused=False` forces that path.
 
     With gradients (training), what the forward keeps for the backward decides:
-      recompute=False (default): nn.Linear + ladder::gelu_mul, keeping x, g and u (and h for down_proj), as Liger;
+      recompute=False (default): keeping x, g and u (and h for down_proj), as Liger: on a Hopper GPU, with dim and
+        hidden multiples of 8, one kernel makes h and keeps g and u (ladder::geglu_gemm_keep, chapter 06's epilogue
+        mode); elsewhere nn.Linear + ladder::gelu_mul;
       recompute=True: ladder::geglu_gemm, keeping only x (and h); the backward replays the gate and up GEMMs.
     """
 
@@ -144,6 +190,9 @@ class LadderGEGLUMLP(nn.Module):
             x.requires_grad or self.gate_proj.weight.requires_grad or self.up_proj.weight.requires_grad)
         if fused and (self.recompute or not training):
             m = torch.ops.ladder.geglu_gemm(x, self.gate_proj.weight, self.up_proj.weight)
+        elif fused and x.is_cuda and keep_gemm_runs(x.device.index or 0) and self.hidden_size % 8 == 0 \
+                and self.intermediate_size % 8 == 0:
+            m, _, _ = torch.ops.ladder.geglu_gemm_keep(x, self.gate_proj.weight, self.up_proj.weight)
         else:
             m = torch.ops.ladder.gelu_mul(self.gate_proj(x), self.up_proj(x))
         return self.down_proj(m)

@@ -32,20 +32,29 @@ class ModuleTests(unittest.TestCase):
             ops.geglu_gemm(x, w, w)
         with self.assertRaisesRegex(RuntimeError, r"^ladder::gelu_mul: g must be a CUDA tensor, got one on cpu$"):
             ops.gelu_mul(x, x)
+        keep_line = r"^ladder::geglu_gemm_keep: x must be a CUDA tensor, got one on cpu$"
+        with self.assertRaisesRegex(RuntimeError, keep_line):
+            ops.geglu_gemm_keep(x, w, w)
 
     def test_fakes_give_the_shapes(self):
         # What torch.compile sees while tracing: tensors without data, here on the meta device.
         x, w = torch.empty(2, 5, 64, dtype=BF16, device="meta"), torch.empty(200, 64, dtype=BF16, device="meta")
         self.assertEqual(ops.geglu_gemm(x, w, w).shape, (2, 5, 200))
         self.assertEqual(ops.gelu_mul(x, x).shape, x.shape)
+        self.assertEqual([t.shape for t in ops.geglu_gemm_keep(x, w, w)], [(2, 5, 200)] * 3)
         with self.assertRaisesRegex(RuntimeError, "must both be"):
             ops.geglu_gemm(x, w, w[:100])
+        with self.assertRaisesRegex(RuntimeError, "must both be"):
+            ops.geglu_gemm_keep(x, w, w[:100])
 
     def test_variant_queries(self):
         names = ops.geglu_gemm_variants()
         self.assertIn("fast", names)
         self.assertEqual(ops.geglu_gemm_cannot_run("fast", 9, 0), "")
         self.assertNotEqual(ops.geglu_gemm_cannot_run("fast", 8, 0), "")  # wgmma and TMA are Hopper's
+        self.assertIn(ops.geglu_gemm_keep_cannot_run(9, 0), ("", "this build has no sm_90a code (configure with "
+                                                                 "CMAKE_CUDA_ARCHITECTURES including 90)"))
+        self.assertNotEqual(ops.geglu_gemm_keep_cannot_run(8, 6), "")  # Hopper only (or no sm_90a code at all)
         with self.assertRaisesRegex(RuntimeError, "no variant named 'nope'"):
             ops.geglu_gemm_cannot_run("nope", 9, 0)
 

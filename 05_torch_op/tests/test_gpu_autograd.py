@@ -78,6 +78,20 @@ class BackwardOpTests(unittest.TestCase):
         w_up = uniform(48, 64, bound=0.125, seed=11).requires_grad_(True)
         torch.library.opcheck(ops.geglu_gemm, (x, w_gate, w_up))
         torch.library.opcheck(ops.gelu_mul_backward, (g.detach(), g.detach(), u.detach()))
+        if ladder_ops.keep_gemm_runs(0):
+            torch.library.opcheck(ops.geglu_gemm_keep, (x, w_gate, w_up))
+
+    def test_keep_is_geglu_gemm_and_the_two_linears(self):
+        if not ladder_ops.keep_gemm_runs(0):
+            self.skipTest("ladder::geglu_gemm_keep runs on Hopper (sm_90) only")
+        for lead, dim, hidden in (((64, 128), 768, 3072), ((1, 37), 24, 40), ((3, 5), 64, 200)):
+            with self.subTest(lead=lead, dim=dim, hidden=hidden):
+                x = uniform(*lead, dim, seed=20)
+                w_gate, w_up = uniform(hidden, dim, bound=0.2, seed=21), uniform(hidden, dim, bound=0.2, seed=22)
+                m, g, u = ops.geglu_gemm_keep(x, w_gate, w_up)
+                self.assertTrue(torch.equal(m, ops.geglu_gemm(x, w_gate, w_up, variant="fast")))
+                torch.testing.assert_close(g, F.linear(x, w_gate), atol=1e-3, rtol=2**-7)
+                torch.testing.assert_close(u, F.linear(x, w_up), atol=1e-3, rtol=2**-7)
 
     def test_refusals(self):
         t = uniform(10)
@@ -95,8 +109,9 @@ class BackwardOpTests(unittest.TestCase):
 class ModuleTests(unittest.TestCase):
     def test_gradients_match_the_blogs_mlp(self):
         # recompute=False: nn.Linear + gelu_mul, any shape. recompute=True: geglu_gemm, dim and hidden multiples of 8.
-        cases = [(False, (64, 128), 768, 3072), (False, (1, 37), 24, 13), (True, (64, 128), 768, 3072),
-                 (True, (1, 37), 24, 40)]
+        # recompute=False on Hopper with multiples of 8: geglu_gemm_keep (the (1, 37), 24, 40 case runs it at odd rows).
+        cases = [(False, (64, 128), 768, 3072), (False, (1, 37), 24, 13), (False, (1, 37), 24, 40),
+                 (True, (64, 128), 768, 3072), (True, (1, 37), 24, 40)]
         for recompute, lead, dim, hidden in cases:
             with self.subTest(recompute=recompute, lead=lead, dim=dim, hidden=hidden):
                 eager, ours = pair(dim, hidden, recompute)
