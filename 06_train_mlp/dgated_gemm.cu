@@ -193,9 +193,12 @@ void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, con
   CUDA_CHECK(cudaGetDevice(&device));
   const Maps maps = cache.get(Key{device, dy, w_down_t, g, u, dg, du, h, M, dim, hidden, ld_dgu}, [&] {
     using ch04::tile_map;
-    return Maps{tile_map(dy, M, dim, dim, kBM, "dy"),           tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T"),
-                tile_map(g, M, hidden, hidden, kBM, "g"),       tile_map(u, M, hidden, hidden, kBM, "u"),
-                tile_map(dg, M, hidden, ld_dgu, kRows, "dg"),   tile_map(du, M, hidden, ld_dgu, kRows, "du"),
+    return Maps{tile_map(dy, M, dim, dim, kBM, "dy"),
+                tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T"),
+                tile_map(g, M, hidden, hidden, kBM, "g"),
+                tile_map(u, M, hidden, hidden, kBM, "u"),
+                tile_map(dg, M, hidden, ld_dgu, kRows, "dg"),
+                tile_map(du, M, hidden, ld_dgu, kRows, "du"),
                 tile_map(h, M, hidden, hidden, kRows, "h")};
   });
   ch04::allow_smem<dgated_gemm_kernel>(Smem::kBytes);

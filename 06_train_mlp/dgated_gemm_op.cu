@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <utility>
 #include <cstdint>
 
@@ -67,7 +68,11 @@ void geglu_gemm_keep(const ladder::Tensor& x, const ladder::Tensor& w_gate, cons
   ladder::OpRange range("ladder::geglu_gemm", {&x, &w_gate, &w_up});
   if (x.dim() < 1 || w_gate.dim() != 2) throw ladder::Error("geglu_gemm_keep: x needs a last dimension, w_gate 2");
   const int64_t dim = x.size(-1), hidden = w_gate.size(0), rows = x.numel() / std::max<int64_t>(dim, 1);
-  require(w_gate.size(1) == dim && w_up.shape == w_gate.shape, "w_gate and w_up must both be [hidden, dim]");
+  if (w_gate.size(1) != dim || w_up.shape != w_gate.shape)
+    throw ladder::Error("geglu_gemm_keep: w_gate and w_up must both be [hidden, dim]");
+  ladder::require_flat(ladder::DType::BF16, "geglu_gemm_keep", "x", x, rows * dim);
+  ladder::require_flat(ladder::DType::BF16, "geglu_gemm_keep", "w_gate", w_gate, hidden * dim);
+  ladder::require_flat(ladder::DType::BF16, "geglu_gemm_keep", "w_up", w_up, hidden * dim);
   for (const auto& [t, name] : {std::pair{&h, "h"}, {&g, "g"}, {&u, "u"}})
     ladder::require_flat(ladder::DType::BF16, "geglu_gemm_keep", name, *t, rows * hidden);
   const ch04::DeviceInfo& gpu = ch04::current_device();
@@ -97,6 +102,7 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
                 t->stride(1) == 1 && t->stride(0) >= hidden && t->stride(0) % 8 == 0,
             "dg and du must be bf16 [M, hidden] views with unit column stride and a row stride that is a multiple of 8");
   require(dg.stride(0) == du.stride(0), "dg and du must have the same row stride");
+  require(M < INT_MAX && dim < INT_MAX && hidden < INT_MAX, "sizes must be < 2^31 (TMA's coordinates are 32-bit)");
   for (const ladder::Tensor* t : {&dy, &w_down_t, &g, &u, &dg, &du, &h})  // TMA's rule for the kernel's tensor maps
     require(reinterpret_cast<uintptr_t>(t->data) % 16 == 0, "every tensor must start at a 16-byte aligned address");
   const ch04::DeviceInfo& gpu = ch04::current_device();  // asked once per device
