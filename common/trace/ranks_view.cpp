@@ -244,16 +244,6 @@ namespace {
 
 std::string us(int64_t ns) { return fmt::format("{:.1f}", ns / 1e3); }
 
-// One (step, rank) cell of every table.
-struct Cell {
-  bool present = false;
-  CommCompSplit split;
-  int collectives = 0, arrived_last = 0, unmatched = 0;  // unmatched: held by some ranks' traces only
-  int64_t wait_ns = 0;    // the union of `waits`
-  int64_t caused_ns = 0;  // the waits of the others at the collectives this rank arrived last at
-  std::vector<std::pair<int64_t, int64_t>> waits;  // the rank's waiting intervals
-};
-
 }  // namespace
 
 std::string matching_note(const std::vector<RankFigures>& ranks, const Matching& m) {
@@ -289,8 +279,10 @@ std::string matching_note(const std::vector<RankFigures>& ranks, const Matching&
   return out;
 }
 
-std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string& step, OutputFormat format) {
-  // The steps, by name, in the order the first rank that has them ran them.
+namespace {
+
+// The steps, by name, in the order the first rank that has them ran them; only `step` when one is given.
+std::vector<std::string> step_names(const std::vector<RankFigures>& ranks, const std::string& step) {
   std::vector<std::string> names;
   for (const RankFigures& r : ranks) {
     for (const auto& s : r.steps) {
@@ -306,64 +298,52 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
     }
     names = {want};
   }
-  const size_t n_ranks = ranks.size(), n_steps = names.size();
-  std::vector<std::vector<Cell>> cells(n_steps, std::vector<Cell>(n_ranks));
-  for (size_t r = 0; r < n_ranks; ++r) {
-    for (size_t k = 0; k < n_steps; ++k) {
-      for (const auto& s : ranks[r].steps) {
-        if (s.name != names[k]) continue;
-        cells[k][r].present = true;
-        cells[k][r].split = comm_comp_split(ranks[r], s.ts_ns, s.end_ns);
-        break;
-      }
-    }
-  }
-  const Matching matching = match_collectives(ranks);
-  for (const MatchedCollective& m : matching.collectives) {
+  return names;
+}
+
+// Each matched collective counted in the cell of the step that launched it, with the waits it made.
+void count_collectives(const std::vector<RankFigures>& ranks, RanksTable& t) {
+  const size_t n_ranks = ranks.size();
+  std::vector<std::vector<std::vector<std::pair<int64_t, int64_t>>>> waits(
+      t.steps.size(), std::vector<std::vector<std::pair<int64_t, int64_t>>>(n_ranks));  // the waiting intervals
+  for (const MatchedCollective& m : t.matching.collectives) {
     for (size_t r = 0; r < n_ranks; ++r) {
       if (m.index[r] < 0) continue;
       const int st = ranks[r].collectives[static_cast<size_t>(m.index[r])].step;
       if (st < 0) continue;
-      const auto it = std::find(names.begin(), names.end(), ranks[r].steps[static_cast<size_t>(st)].name);
-      if (it == names.end()) continue;
-      Cell& c = cells[static_cast<size_t>(it - names.begin())][r];
+      const auto it = std::find(t.steps.begin(), t.steps.end(), ranks[r].steps[static_cast<size_t>(st)].name);
+      if (it == t.steps.end()) continue;
+      const size_t k = static_cast<size_t>(it - t.steps.begin());
+      RankStepCell& c = t.cells[k][r];
       ++c.collectives;
       if (!m.complete) {
         ++c.unmatched;
         continue;
       }
-      if (m.wait_ns(r) > 0) c.waits.emplace_back(m.arrival[r], m.arrival[r] + m.wait_ns(r));
+      if (m.wait_ns(r) > 0) waits[k][r].emplace_back(m.arrival[r], m.arrival[r] + m.wait_ns(r));
       if (static_cast<int>(r) == m.last) {
         ++c.arrived_last;
         for (size_t o = 0; o < n_ranks; ++o) c.caused_ns += m.wait_ns(o);
       }
     }
   }
-  for (auto& row : cells) {
-    for (Cell& c : row) c.wait_ns = Spans::of(std::move(c.waits)).length_in(INT64_MIN, INT64_MAX);
-  }
-  // Per step, the slowest rank (the longest wall time) and the straggler (the rank the others waited for longest).
-  std::vector<int> slowest(n_steps, -1), straggler(n_steps, -1);
-  for (size_t k = 0; k < n_steps; ++k) {
+  for (size_t k = 0; k < t.steps.size(); ++k) {
     for (size_t r = 0; r < n_ranks; ++r) {
-      const Cell& c = cells[k][r];
-      if (c.present &&
-          (slowest[k] < 0 || c.split.wall_ns > cells[k][static_cast<size_t>(slowest[k])].split.wall_ns))
-        slowest[k] = static_cast<int>(r);
-      if (c.caused_ns > 0 &&
-          (straggler[k] < 0 || c.caused_ns > cells[k][static_cast<size_t>(straggler[k])].caused_ns))
-        straggler[k] = static_cast<int>(r);
+      t.cells[k][r].wait_ns = Spans::of(std::move(waits[k][r])).length_in(INT64_MIN, INT64_MAX);
     }
   }
-  // Per rank, the mean over the steps it has (only with more than one step).
-  std::vector<Cell> mean(n_ranks);
+}
+
+// Per rank, the mean over the steps it has.
+std::vector<RankStepCell> mean_cells(const RanksTable& t, size_t n_ranks) {
+  std::vector<RankStepCell> mean(n_ranks);
   std::vector<int> present(n_ranks, 0);
   for (size_t r = 0; r < n_ranks; ++r) {
-    for (size_t k = 0; k < n_steps; ++k) {
-      const Cell& c = cells[k][r];
+    for (size_t k = 0; k < t.steps.size(); ++k) {
+      const RankStepCell& c = t.cells[k][r];
       if (!c.present) continue;
       ++present[r];
-      Cell& m = mean[r];
+      RankStepCell& m = mean[r];
       m.present = true;
       m.split.wall_ns += c.split.wall_ns, m.split.computation_ns += c.split.computation_ns;
       m.split.overlapping_ns += c.split.overlapping_ns, m.split.communication_ns += c.split.communication_ns;
@@ -373,55 +353,100 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
     }
     if (present[r] == 0) continue;
     const int64_t n = present[r];
-    Cell& m = mean[r];
+    RankStepCell& m = mean[r];
     m.split.wall_ns /= n, m.split.computation_ns /= n, m.split.overlapping_ns /= n;
     m.split.communication_ns /= n, m.split.other_ns /= n;
     m.wait_ns /= n, m.caused_ns /= n;  // collectives and arrived_last stay totals: counts, not times
   }
-  const bool with_mean = n_steps > 1;
-  const std::string mean_name = fmt::format("mean of {}", n_steps);
-  // HTA's comm/comp overlap: the share of the NCCL kernels' time that computation ran beside; undefined (HTA's NaN:
-  // "-" in the text, empty in CSV, null in JSON) on a rank without NCCL kernels or a step without their time.
-  auto overlap_pct = [&](size_t r, const CommCompSplit& s, const char* unit) {
-    const int64_t comm = s.communication_ns + s.overlapping_ns;
-    if (!ranks[r].comm_kernels || comm <= 0) return std::string(*unit ? "-" : "");
-    return fmt::format("{:.1f}{}", 100.0 * s.overlapping_ns / comm, unit);
-  };
+  return mean;
+}
 
-  if (format != OutputFormat::Text) {
-    OutputTable t;
-    t.columns = {"step",           "rank",           "wall_us",          "slowest",  "straggler",
+}  // namespace
+
+RanksTable ranks_table(const std::vector<RankFigures>& ranks, const std::string& step) {
+  RanksTable t;
+  t.steps = step_names(ranks, step);
+  const size_t n_ranks = ranks.size(), n_steps = t.steps.size();
+  t.cells.assign(n_steps, std::vector<RankStepCell>(n_ranks));
+  for (size_t r = 0; r < n_ranks; ++r) {
+    for (size_t k = 0; k < n_steps; ++k) {
+      for (const auto& s : ranks[r].steps) {
+        if (s.name != t.steps[k]) continue;
+        t.cells[k][r].present = true;
+        t.cells[k][r].split = comm_comp_split(ranks[r], s.ts_ns, s.end_ns);
+        break;
+      }
+    }
+  }
+  t.matching = match_collectives(ranks);
+  count_collectives(ranks, t);
+  // Per step, the slowest rank (the longest wall time) and the straggler (the rank the others waited for longest).
+  t.slowest.assign(n_steps, -1);
+  t.straggler.assign(n_steps, -1);
+  for (size_t k = 0; k < n_steps; ++k) {
+    for (size_t r = 0; r < n_ranks; ++r) {
+      const RankStepCell& c = t.cells[k][r];
+      if (c.present &&
+          (t.slowest[k] < 0 || c.split.wall_ns > t.cells[k][static_cast<size_t>(t.slowest[k])].split.wall_ns))
+        t.slowest[k] = static_cast<int>(r);
+      if (c.caused_ns > 0 &&
+          (t.straggler[k] < 0 || c.caused_ns > t.cells[k][static_cast<size_t>(t.straggler[k])].caused_ns))
+        t.straggler[k] = static_cast<int>(r);
+    }
+  }
+  t.mean = mean_cells(t, n_ranks);
+  return t;
+}
+
+namespace {
+
+// HTA's comm/comp overlap: the share of the NCCL kernels' time that computation ran beside; undefined (HTA's NaN: "-"
+// in the text, empty in CSV, null in JSON) on a rank without NCCL kernels or a step without their time.
+std::string overlap_pct(const RankFigures& rank, const CommCompSplit& s, const char* unit) {
+  const int64_t comm = s.communication_ns + s.overlapping_ns;
+  if (!rank.comm_kernels || comm <= 0) return std::string(*unit ? "-" : "");
+  return fmt::format("{:.1f}{}", 100.0 * s.overlapping_ns / comm, unit);
+}
+
+// Each present cell as row(name, rank index, cell, step index or -1 for the means): the steps', then the means' (only
+// with more than one step).
+template <typename Row>
+void for_each_cell(const RanksTable& t, size_t n_ranks, const Row& row) {
+  for (size_t k = 0; k < t.steps.size(); ++k) {
+    for (size_t r = 0; r < n_ranks; ++r) {
+      if (t.cells[k][r].present) row(t.steps[k], r, t.cells[k][r], static_cast<int>(k));
+    }
+  }
+  if (t.steps.size() <= 1) return;
+  const std::string mean_name = fmt::format("mean of {}", t.steps.size());
+  for (size_t r = 0; r < n_ranks; ++r) {
+    if (t.mean[r].present) row(mean_name, r, t.mean[r], -1);
+  }
+}
+
+// One record per step and rank, then per rank the mean.
+OutputTable ranks_records(const std::vector<RankFigures>& ranks, const RanksTable& t) {
+  OutputTable out;
+  out.columns = {"step",           "rank",           "wall_us",          "slowest",  "straggler",
                  "computation_us", "overlapping_us", "communication_us", "other_us", "overlap_pct",
                  "collectives",    "unmatched",      "wait_us",          "arrived_last", "caused_wait_us"};
-    t.numeric.assign(t.columns.size(), true);
-    t.numeric[0] = false;
-    auto row = [&](const std::string& name, size_t r, const Cell& c, const std::string& slow,
-                   const std::string& strag) {
-      t.rows.push_back({name, std::to_string(ranks[r].rank), us(c.split.wall_ns), slow, strag,
+  out.numeric.assign(out.columns.size(), true);
+  out.numeric[0] = false;
+  for_each_cell(t, ranks.size(), [&](const std::string& name, size_t r, const RankStepCell& c, int k) {
+    const std::string slow = k < 0 ? "" : t.slowest[static_cast<size_t>(k)] == static_cast<int>(r) ? "1" : "0";
+    const std::string strag = k < 0 ? "" : t.straggler[static_cast<size_t>(k)] == static_cast<int>(r) ? "1" : "0";
+    out.rows.push_back({name, std::to_string(ranks[r].rank), us(c.split.wall_ns), slow, strag,
                         us(c.split.computation_ns), us(c.split.overlapping_ns), us(c.split.communication_ns),
-                        us(c.split.other_ns), overlap_pct(r, c.split, ""), std::to_string(c.collectives),
+                        us(c.split.other_ns), overlap_pct(ranks[r], c.split, ""), std::to_string(c.collectives),
                         std::to_string(c.unmatched), us(c.wait_ns), std::to_string(c.arrived_last), us(c.caused_ns)});
-    };
-    for (size_t k = 0; k < n_steps; ++k) {
-      for (size_t r = 0; r < n_ranks; ++r) {
-        if (cells[k][r].present)
-          row(names[k], r, cells[k][r], slowest[k] == static_cast<int>(r) ? "1" : "0",
-              straggler[k] == static_cast<int>(r) ? "1" : "0");
-      }
-    }
-    if (with_mean) {
-      for (size_t r = 0; r < n_ranks; ++r) {
-        if (mean[r].present) row(mean_name, r, mean[r], "", "");
-      }
-    }
-    return format == OutputFormat::Csv ? to_csv(t) : to_json(t);
-  }
-
-  std::string out = fmt::format("{} rank{}:", n_ranks, n_ranks == 1 ? "" : "s");
-  for (const RankFigures& r : ranks)
-    out += fmt::format(" {}={}", r.rank, printable(std::filesystem::path(r.path).filename().string()));
-  out += "\n\nStep time per rank, us (the step's wall time on the CPU; * the slowest rank; straggler: the rank the "
-         "others\nwaited for longest in the step's collectives)\n";
+  });
+  return out;
+}
+// Step time per rank: a column per rank (up to 8; more: the fastest and the mean), the slowest and the straggler.
+std::string step_time_text(const std::vector<RankFigures>& ranks, const RanksTable& t) {
+  const size_t n_ranks = ranks.size();
+  std::string out = "\n\nStep time per rank, us (the step's wall time on the CPU; * the slowest rank; straggler: the "
+                    "rank the others\nwaited for longest in the step's collectives)\n";
   const bool wide = n_ranks <= 8;  // a column per rank; more ranks: the fastest and the slowest only
   out += fmt::format("  {:<18}", "step");
   if (wide) {
@@ -430,82 +455,84 @@ std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string&
     out += fmt::format(" {:>11} {:>11}", "fastest", "mean");
   }
   out += fmt::format(" {:>8} {:>11} {:>10}\n", "slowest", "slow-fast", "straggler");
-  for (size_t k = 0; k < n_steps; ++k) {
-    out += fmt::format("  {:<18}", shortened(printable(names[k]), 18));
+  for (size_t k = 0; k < t.steps.size(); ++k) {
+    out += fmt::format("  {:<18}", shortened(printable(t.steps[k]), 18));
     int64_t lo = -1, hi = 0, sum = 0, n = 0;
     for (size_t r = 0; r < n_ranks; ++r) {
-      const Cell& c = cells[k][r];
+      const RankStepCell& c = t.cells[k][r];
       if (c.present) {
         lo = lo < 0 ? c.split.wall_ns : std::min(lo, c.split.wall_ns);
         hi = std::max(hi, c.split.wall_ns);
         sum += c.split.wall_ns, ++n;
       }
-      if (wide)
-        out += fmt::format(" {:>11}", c.present ? us(c.split.wall_ns) + (slowest[k] == static_cast<int>(r) ? "*" : " ")
-                                                : std::string("- "));
+      const bool slowest = t.slowest[k] == static_cast<int>(r);
+      if (wide) out += fmt::format(" {:>11}", c.present ? us(c.split.wall_ns) + (slowest ? "*" : " ") : std::string("- "));
     }
     if (!wide) out += fmt::format(" {:>11} {:>11}", us(lo), us(n ? sum / n : 0));
-    const std::string slow = slowest[k] >= 0 ? std::to_string(ranks[static_cast<size_t>(slowest[k])].rank) : "-";
+    const std::string slow = t.slowest[k] >= 0 ? std::to_string(ranks[static_cast<size_t>(t.slowest[k])].rank) : "-";
     const std::string strag =
-        straggler[k] >= 0 ? std::to_string(ranks[static_cast<size_t>(straggler[k])].rank) : "-";
+        t.straggler[k] >= 0 ? std::to_string(ranks[static_cast<size_t>(t.straggler[k])].rank) : "-";
     out += fmt::format(" {:>8} {:>11} {:>10}\n", slow, us(lo < 0 ? 0 : hi - lo), strag);
   }
+  return out;
+}
 
-  out += "\nComputation and communication per rank, us (the TensorBoard plugin's Distributed view: computation = "
-         "kernels,\nnot NCCL's, minus the overlap; overlapping = both at once; communication = NCCL kernels (a rank "
-         "without:\nrecord_param_comms, nccl:*, gloo:*, c10d::* ranges) minus the overlap; other = the rest of the "
-         "step)\n";
+// Computation and communication per rank, as the TensorBoard plugin's Distributed view splits a step.
+std::string split_text(const std::vector<RankFigures>& ranks, const RanksTable& t) {
+  std::string out =
+      "\nComputation and communication per rank, us (the TensorBoard plugin's Distributed view: computation = "
+      "kernels,\nnot NCCL's, minus the overlap; overlapping = both at once; communication = NCCL kernels (a rank "
+      "without:\nrecord_param_comms, nccl:*, gloo:*, c10d::* ranges) minus the overlap; other = the rest of the "
+      "step)\n";
   out += fmt::format("  {:<18} {:>5} {:>10} {:>12} {:>12} {:>14} {:>10} {:>9}\n", "step", "rank", "wall",
                      "computation", "overlapping", "communication", "other", "overlap%");
-  auto split_row = [&](const std::string& name, size_t r, const Cell& c) {
+  for_each_cell(t, ranks.size(), [&](const std::string& name, size_t r, const RankStepCell& c, int) {
     const CommCompSplit& s = c.split;
     out += fmt::format("  {:<18} {:>5} {:>10} {:>12} {:>12} {:>14} {:>10} {:>9}\n", shortened(printable(name), 18),
                        ranks[r].rank, us(s.wall_ns), us(s.computation_ns), us(s.overlapping_ns),
-                       us(s.communication_ns), us(s.other_ns), overlap_pct(r, s, "%"));
-  };
-  for (size_t k = 0; k < n_steps; ++k) {
-    for (size_t r = 0; r < n_ranks; ++r) {
-      if (cells[k][r].present) split_row(names[k], r, cells[k][r]);
-    }
-  }
-  if (with_mean) {
-    for (size_t r = 0; r < n_ranks; ++r) {
-      if (mean[r].present) split_row(mean_name, r, mean[r]);
-    }
-  }
+                       us(s.communication_ns), us(s.other_ns), overlap_pct(ranks[r], s, "%"));
+  });
   bool cpu_computation = false;
   for (const RankFigures& r : ranks) cpu_computation = cpu_computation || r.computation_is_cpu;
   if (cpu_computation) out += "  (a rank that ran no kernel has its CPU ops as computation, as the plugin counts it)\n";
   out += "  overlap%: overlapping / (overlapping + communication), HTA's comm/comp overlap for the step; - without "
          "NCCL kernels\n";
+  return out;
+}
 
-  out += "\nWaiting in collectives, us (a collective ends for all once the last rank arrives: each rank waits from its "
-         "own\narrival to the last one's, in the step that launched it)\n";
+// Waiting in collectives per rank, and how the collectives were matched.
+std::string wait_text(const std::vector<RankFigures>& ranks, const RanksTable& t) {
+  std::string out = "\nWaiting in collectives, us (a collective ends for all once the last rank arrives: each rank "
+                    "waits from its own\narrival to the last one's, in the step that launched it)\n";
   bool any = false;
   for (const RankFigures& r : ranks) any = any || !r.collectives.empty();
   if (!any) return out + "  no collective in any rank (no nccl* kernel, no gloo:* or nccl:* range)\n";
   out += fmt::format("  {:<18} {:>5} {:>11} {:>10} {:>10} {:>13} {:>18}\n", "step", "rank", "collectives",
                      "unmatched", "waited", "arrived last", "made others wait");
-  auto wait_row = [&](const std::string& name, size_t r, const Cell& c) {
+  for_each_cell(t, ranks.size(), [&](const std::string& name, size_t r, const RankStepCell& c, int) {
     out += fmt::format("  {:<18} {:>5} {:>11} {:>10} {:>10} {:>13} {:>18}\n", shortened(printable(name), 18),
                        ranks[r].rank, c.collectives, c.unmatched, us(c.wait_ns), c.arrived_last, us(c.caused_ns));
-  };
-  for (size_t k = 0; k < n_steps; ++k) {
-    for (size_t r = 0; r < n_ranks; ++r) {
-      if (cells[k][r].present) wait_row(names[k], r, cells[k][r]);
-    }
-  }
-  if (with_mean) {
-    for (size_t r = 0; r < n_ranks; ++r) {
-      if (mean[r].present) wait_row(mean_name, r, mean[r]);
-    }
-    out += "  (mean rows: times per step; collectives and arrived last: all steps together)\n";
-  }
+  });
+  if (t.steps.size() > 1) out += "  (mean rows: times per step; collectives and arrived last: all steps together)\n";
   out += "  (waited: the union of the rank's waits at the collectives its step launched: within the step's span to "
          "the end\n  of its GPU work, which can run past the step's CPU range)\n";
-  out += matching_note(ranks, matching);
+  out += matching_note(ranks, t.matching);
   out += "  (arrivals compared as the files stamp them: ranks on several hosts only as well as their clocks agree)\n";
   return out;
+}
+
+}  // namespace
+
+std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string& step, OutputFormat format) {
+  const RanksTable t = ranks_table(ranks, step);
+  if (format != OutputFormat::Text) {
+    const OutputTable records = ranks_records(ranks, t);
+    return format == OutputFormat::Csv ? to_csv(records) : to_json(records);
+  }
+  std::string out = fmt::format("{} rank{}:", ranks.size(), ranks.size() == 1 ? "" : "s");
+  for (const RankFigures& r : ranks)
+    out += fmt::format(" {}={}", r.rank, printable(std::filesystem::path(r.path).filename().string()));
+  return out + step_time_text(ranks, t) + split_text(ranks, t) + wait_text(ranks, t);
 }
 
 std::vector<RankFigures> load_rank_figures(const std::string& path, uint64_t max_json_bytes, int threads) {

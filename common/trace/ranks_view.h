@@ -107,6 +107,27 @@ Matching match_collectives(const std::vector<RankFigures>& ranks);
 // some ranks' traces hold: a few lines of text.
 std::string matching_note(const std::vector<RankFigures>& ranks, const Matching& matching);
 
+// The figures of the view's three tables, before any layout: per step (by name, in the order the first rank that has
+// it ran it) and rank index.
+struct RankStepCell {
+  bool present = false;  // the rank has the step
+  CommCompSplit split;
+  int collectives = 0, arrived_last = 0, unmatched = 0;  // unmatched: held by some ranks' traces only
+  int64_t wait_ns = 0;    // the union of the rank's waiting intervals
+  int64_t caused_ns = 0;  // the waits of the others at the collectives this rank arrived last at
+};
+struct RanksTable {
+  std::vector<std::string> steps;
+  std::vector<std::vector<RankStepCell>> cells;  // [step][rank index]
+  std::vector<int> slowest, straggler;  // per step: the rank index with the longest wall time, and the one the others
+                                        // waited for longest; -1 none
+  std::vector<RankStepCell> mean;  // per rank index: the mean over the steps it has (times; counts stay totals)
+  Matching matching;
+};
+// `step`: "" for every step, "3" or "ProfilerStep#3" for one; a step no rank has is a TraceError naming the steps
+// there are.
+RanksTable ranks_table(const std::vector<RankFigures>& ranks, const std::string& step);
+
 // The view: the three tables as text; OutputFormat::Csv / Json: one record per step and rank (and per rank, the mean
 // of the steps) with step, rank, wall_us, slowest, computation_us, overlapping_us, communication_us, other_us,
 // collectives, wait_us, arrived_last, caused_wait_us. `step`: "" for every step, "3" or "ProfilerStep#3" for one;
