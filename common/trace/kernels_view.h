@@ -37,6 +37,33 @@ struct KernelViewOptions {
   OutputFormat format = OutputFormat::Text;
 };
 
+// One row of the table before any layout: a kernel, copy or set by (category, name), or one activity (options.all).
+struct KernelRow {
+  std::string name, op, cat;  // op: the launching op's name, "several ops", or "" (none)
+  int calls = 0;
+  int64_t total_ns = 0, first_ts = 0;
+  // The calls whose work is known: their work and their time, so the rate is the work over the time it took.
+  double bytes = 0, flops = 0;
+  int64_t rated_ns = 0;
+  int rated = 0;
+  bool flops_known = false;
+  bool recorded = false;  // some of `flops` is the op's recorded "flops", not derived from its shapes
+  // Calls whose work the shapes do not give but whose op recorded its FLOPs (and launched this one kernel).
+  double rec_flops = 0;
+  int64_t rec_ns = 0;
+  int rec_calls = 0;
+  int why = -1;  // the first reason a call's work is unknown (a footnote of kernels_view), -1 none
+  bool tensor_cores = false;
+  bool copy = false;  // a copy or set
+};
+struct KernelTable {
+  std::vector<KernelRow> rows;  // by total time, longest first (options.all: in time order)
+  int64_t gpu_ns = 0;           // the GPU time of every activity shown
+  size_t activities = 0;
+};
+// The rows of options.step (or of the whole trace); options' layout fields aside.
+KernelTable kernel_table(const TraceIndex& index, const KernelViewOptions& options);
+
 // The table, footnotes included (why a cell is "-"); CSV/JSON: one record per row, with the reason in "note".
 std::string kernels_view(const TraceIndex& index, const KernelViewOptions& options);
 
