@@ -100,4 +100,24 @@ int find_step(const TraceIndex& index, const std::string& step, const std::strin
                                              : "its steps are " + there));
 }
 
+Trace step_trace(const TraceIndex& index, int k) {
+  check_step_index(index, k);
+  if (k < 0) throw UsageError("step_trace: a step, not -1");
+  Trace t = index.trace();
+  const auto& s = index.steps()[static_cast<size_t>(k)];
+  t.events.clear();
+  const auto& all = index.trace().events;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Event& e = all[i];
+    const bool in = is_gpu_activity(e.cat) ? index.step_of(static_cast<int>(i)) == k
+                                           : e.ts_ns >= s.ts_ns && e.ts_ns <= s.end_ns;
+    if (in) t.events.push_back(e);
+  }
+  t.memory.clear();
+  for (const MemoryRecord& m : index.trace().memory) {
+    if (m.ts_ns >= s.ts_ns && m.ts_ns <= s.end_ns) t.memory.push_back(m);
+  }
+  return t;
+}
+
 }  // namespace ladder

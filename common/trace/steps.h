@@ -40,4 +40,9 @@ int find_step(const TraceIndex& index, const std::string& step, const std::strin
 // with a step the trace does not hold gets one line, not a read past the steps).
 void check_step_index(const TraceIndex& index, int k);
 
+// The events of step k alone (an index in index.steps(), checked as check_step_index does): the host events that start
+// in it, the GPU work its launches put on the GPU, and its [memory] records; the rest of the trace as it is. What
+// `ladder-trace summary --step` tabulates (torch's key_averages() of a profiler whose schedule recorded that step).
+Trace step_trace(const TraceIndex& index, int k);
+
 }  // namespace ladder

@@ -21,25 +21,6 @@ struct SummaryArgs {
   bool csv = false, json = false, steps_only = false;
 };
 
-// The events of one step: host events that start in it, and the GPU work its launches put on the GPU.
-Trace one_step(const TraceIndex& index, int k) {
-  Trace t = index.trace();
-  const auto& s = index.steps()[static_cast<size_t>(k)];
-  t.events.clear();
-  const auto& all = index.trace().events;
-  for (size_t i = 0; i < all.size(); ++i) {
-    const Event& e = all[i];
-    const bool in = is_gpu_activity(e.cat) ? index.step_of(static_cast<int>(i)) == k
-                                           : e.ts_ns >= s.ts_ns && e.ts_ns <= s.end_ns;
-    if (in) t.events.push_back(e);
-  }
-  t.memory.clear();
-  for (const MemoryRecord& m : index.trace().memory) {
-    if (m.ts_ns >= s.ts_ns && m.ts_ns <= s.end_ns) t.memory.push_back(m);
-  }
-  return t;
-}
-
 // A folder: every trace in it is one rank, read in parallel; one table per rank, each headed by its rank (as CSV/JSON,
 // one table with a rank column, which pandas or jq read at once).
 void run_summary(SummaryArgs& a, uint64_t max_json) {
@@ -56,7 +37,7 @@ void run_summary(SummaryArgs& a, uint64_t max_json) {
     const int k = find_step(whole, a.step, r.path);
     std::optional<Trace> part;
     std::optional<TraceIndex> part_index;
-    if (k >= 0) part_index.emplace(part.emplace(one_step(whole, k)));
+    if (k >= 0) part_index.emplace(part.emplace(step_trace(whole, k)));
     const TraceIndex& index = k >= 0 ? *part_index : whole;
     if (a.table.format != OutputFormat::Text) {
       records.emplace_back(r.rank, a.steps_only ? regime_table(index, a.table.format) : summary_table(index, a.table));
