@@ -166,7 +166,8 @@ OutputTable kernel_records(const KernelTable& table, const Peak& peak) {
     const Cells c = cells(peak, r);
     const int note = note_of(r);
     std::string note_text = note == kNone ? (r.recorded ? kWhyText[kRecorded] : "") : kWhyText[note];
-    if (note != kNone && (r.recorded || (r.rated == 0 && r.rec_calls))) note_text += std::string("; ") + kWhyText[kRecorded];
+    if (note != kNone && (r.recorded || (r.rated == 0 && r.rec_calls)))
+      note_text += std::string("; ") + kWhyText[kRecorded];
     rec.rows.push_back({r.name, r.op, r.cat, std::to_string(r.calls), fmt::format("{:.3f}", r.total_ns / 1e3),
                         fmt::format("{:.3f}", r.total_ns / 1e3 / r.calls),
                         gpu_ns > 0 ? fmt::format("{:.2f}", 100.0 * r.total_ns / gpu_ns) : "",

@@ -238,7 +238,8 @@ Holders hold_records(const TraceIndex& index, const Levels& lv, const std::vecto
   std::unordered_map<int64_t, std::vector<int>> ops_of_tid;
   for (const int i : index.host_order()) {
     const Event& e = index.event(i);
-    if ((e.cat == Cat::CpuOp || e.cat == Cat::UserAnnotation) && e.pid == index.trace().pid && recs_of_tid.count(e.tid)) {
+    if ((e.cat == Cat::CpuOp || e.cat == Cat::UserAnnotation) && e.pid == index.trace().pid &&
+        recs_of_tid.count(e.tid)) {
       ops_of_tid[e.tid].push_back(i);
     }
   }

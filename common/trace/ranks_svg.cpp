@@ -72,8 +72,8 @@ std::string ranks_svg(const RanksPicture& p, const std::string& title, int width
       "\n<style>{2}</style>\n<rect x=\"0\" y=\"0\" width=\"{0:.0f}\" height=\"{1:.0f}\" fill=\"#ffffff\" "
       "stroke=\"none\"/>\n",
       W, H, kStyle);
-  put("<text class=\"t\" x=\"12\" y=\"22\">{} \u00b7 {} \u00b7 {} rank{} \u00b7 {}</text>\n", xml_text(title), xml_text(p.step),
-      p.ranks.size(), p.ranks.size() == 1 ? "" : "s", xml_text(straggler));
+  put("<text class=\"t\" x=\"12\" y=\"22\">{} \u00b7 {} \u00b7 {} rank{} \u00b7 {}</text>\n", xml_text(title),
+      xml_text(p.step), p.ranks.size(), p.ranks.size() == 1 ? "" : "s", xml_text(straggler));
   put("<text class=\"s\" x=\"12\" y=\"40\">{} us on one clock (CLOCK_REALTIME of each rank's host); {} collective{} "
       "joined across ranks{}</text>\n",
       us(span), p.joins.size(), p.joins.size() == 1 ? "" : "s",
@@ -101,7 +101,8 @@ std::string ranks_svg(const RanksPicture& p, const std::string& title, int width
     for (size_t l = 0; l < rk.lanes.size(); ++l) {
       const RankLane& lane = rk.lanes[l];
       const double ly = lane_y[r][l], h = lane_height(lane) - 3;
-      put("<text class=\"l\" x=\"12\" y=\"{:.1f}\">{}</text>\n", ly + h - 2, xml_text(shortened(printable(lane.label), 28)));
+      put("<text class=\"l\" x=\"12\" y=\"{:.1f}\">{}</text>\n", ly + h - 2,
+          xml_text(shortened(printable(lane.label), 28)));
       for (const RankBar& b : lane.bars) {
         const double a = X(b.ts_ns), w = std::max(0.5, X(b.end_ns) - a);
         put("<rect class=\"{}\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\"><title>{}: {} us"
@@ -131,8 +132,8 @@ std::string ranks_svg(const RanksPicture& p, const std::string& title, int width
       pts += fmt::format("{}{:.2f},{:.1f}", pts.empty() ? "" : " ", X(j.end[r]),
                          lane_y[r][static_cast<size_t>(j.lane[r])] + (lane_height(lane) - 3) / 2);
     }
-    put("<polyline class=\"j\" points=\"{}\"><title>{}: rank {} arrived last</title></polyline>\n", pts, xml_text(j.name),
-        p.ranks[static_cast<size_t>(j.last)].rank);
+    put("<polyline class=\"j\" points=\"{}\"><title>{}: rank {} arrived last</title></polyline>\n", pts,
+        xml_text(j.name), p.ranks[static_cast<size_t>(j.last)].rank);
   }
   // The legend.
   struct Key {

@@ -466,7 +466,8 @@ std::string step_time_text(const std::vector<RankFigures>& ranks, const RanksTab
         sum += c.split.wall_ns, ++n;
       }
       const bool slowest = t.slowest[k] == static_cast<int>(r);
-      if (wide) out += fmt::format(" {:>11}", c.present ? us(c.split.wall_ns) + (slowest ? "*" : " ") : std::string("- "));
+      if (wide)
+        out += fmt::format(" {:>11}", c.present ? us(c.split.wall_ns) + (slowest ? "*" : " ") : std::string("- "));
     }
     if (!wide) out += fmt::format(" {:>11} {:>11}", us(lo), us(n ? sum / n : 0));
     const std::string slow = t.slowest[k] >= 0 ? std::to_string(ranks[static_cast<size_t>(t.slowest[k])].rank) : "-";

@@ -176,7 +176,8 @@ void choose_events(const TraceIndex& index, const std::string& focus_name, Shown
   const int focus = w.focus = find_focus(index, focus_name, w.t0, w.t1, w.what);
   std::vector<char> in(static_cast<size_t>(n), 0);
   for (const int i : index.host_order()) {  // parents come before their children
-    if (i == focus || (index.parent(i) >= 0 && in[static_cast<size_t>(index.parent(i))])) in[static_cast<size_t>(i)] = 1;
+    if (i == focus || (index.parent(i) >= 0 && in[static_cast<size_t>(index.parent(i))]))
+      in[static_cast<size_t>(i)] = 1;
   }
   const Event& f = index.event(focus);
   w.t0 = f.ts_ns;
@@ -306,8 +307,9 @@ void Drawing::row(const std::vector<int>& events, bool gpu) {
       if (is_gpu_activity(e.cat) && index.launch_of(run[0]) >= 0) launched.emplace_back(run[0], run_x0, top);
     }
     if (run.size() > 1) {
-      fmt::format_to(std::back_inserter(bars), "<rect class=\"m\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\"/>\n",
-                     run_x0, top, std::max(1.0, run_x1 - run_x0), kBarH);
+      fmt::format_to(std::back_inserter(bars),
+                     "<rect class=\"m\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\"/>\n", run_x0, top,
+                     std::max(1.0, run_x1 - run_x0), kBarH);
       (gpu ? merged_gpu : merged_cpu) += static_cast<int64_t>(run.size());
     }
     run.clear();
@@ -322,14 +324,16 @@ void Drawing::row(const std::vector<int>& events, bool gpu) {
       run.push_back(i);
       run_x1 = std::max(run_x1, std::max(b, a + 1.0));
       if (run.size() == 1) {  // alone it is drawn as itself, a pixel wide; the next one in the run hides it
-        fmt::format_to(std::back_inserter(bars), "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"1\" height=\"{}\"/>\n",
-                       fill, a, top, kBarH);
+        fmt::format_to(std::back_inserter(bars),
+                       "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"1\" height=\"{}\"/>\n", fill, a, top,
+                       kBarH);
       }
       continue;
     }
     flush();
-    fmt::format_to(std::back_inserter(bars), "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\"/>\n",
-                   fill, a, top, b - a, kBarH);
+    fmt::format_to(std::back_inserter(bars),
+                   "<rect class=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\"/>\n", fill, a, top,
+                   b - a, kBarH);
     if (is_launch_call(e)) launch_at[i] = {a, top + kBarH};
     if (is_gpu_activity(e.cat) && index.launch_of(i) >= 0) launched.emplace_back(i, a, top);
     const std::string text = label(e, fill, a, b, label_end);
@@ -417,8 +421,8 @@ void Drawing::legend_rows(const std::vector<char>& keep) {
 // The axis: ticks at 1, 2 or 5 times a power of ten us from the window's start, with light grid lines down the lanes.
 void draw_axis(fmt::memory_buffer& axis, const Drawing& d, int64_t t0, int64_t t1, double lanes_end) {
   const double axis_y = 62;
-  fmt::format_to(std::back_inserter(axis), "<line class=\"ax\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>\n", d.x0,
-                 axis_y, d.x1, axis_y);
+  fmt::format_to(std::back_inserter(axis), "<line class=\"ax\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>\n",
+                 d.x0, axis_y, d.x1, axis_y);
   for (const AxisTick& tick : time_axis_ticks(t1 - t0, 10)) {
     fmt::format_to(std::back_inserter(axis),
                    "<line class=\"g\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>"
@@ -431,8 +435,9 @@ void draw_axis(fmt::memory_buffer& axis, const Drawing& d, int64_t t0, int64_t t
 
 // The notes under the title: how long the window is, and what was merged.
 std::string notes(const Shown& w, const Drawing& d) {
-  std::string note = fmt::format("{} from start to end{}", dur_text(w.t1 - w.t0),
-                                 w.focus >= 0 ? " (the op and the GPU work it launched)" : " (to the end of its GPU work)");
+  std::string note =
+      fmt::format("{} from start to end{}", dur_text(w.t1 - w.t0),
+                  w.focus >= 0 ? " (the op and the GPU work it launched)" : " (to the end of its GPU work)");
   if (w.window) note = fmt::format("{} window", dur_text(w.t1 - w.t0));
   if (d.merged_gpu + d.merged_cpu > 0) {
     std::vector<std::string> parts;

@@ -24,7 +24,8 @@ Command add_diff(CLI::App& app, Shared& shared) {
   sub->add_option("a", a->a, "trace A (before)")->required();
   sub->add_option("b", a->b, "trace B (after)")->required();
   add_max_json(sub, shared);
-  sub->add_option("--step", a->step, "compare this step of both (3 = ProfilerStep#3; default: the mean over all steps)");
+  sub->add_option("--step", a->step,
+                  "compare this step of both (3 = ProfilerStep#3; default: the mean over all steps)");
   sub->add_flag("--csv", a->csv, "the rows and the step figures as CSV (times in us per step, bytes)");
   sub->add_flag("--json", a->json, "the rows and the step figures as a JSON list");
   sub->add_option("--name-width", a->name_width, "cut row labels to this many characters (default 60)")

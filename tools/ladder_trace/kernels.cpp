@@ -45,7 +45,8 @@ Command add_kernels(CLI::App& app, Shared& shared) {
       ->check(CLI::PositiveNumber);
   sub->add_option("--peak-gbps", a->peak_gbps, "the GB/s to show % of (default: the trace's GPU's datasheet)")
       ->check(CLI::PositiveNumber);
-  sub->add_option("--width", a->width, "characters across (default: the terminal's width)")->check(CLI::Range(40, 1000));
+  sub->add_option("--width", a->width, "characters across (default: the terminal's width)")
+      ->check(CLI::Range(40, 1000));
   sub->add_flag("--csv", a->csv, "the table as CSV (times in us)");
   sub->add_flag("--json", a->json, "the table as a JSON list of rows");
   add_max_json(sub, shared);

@@ -64,7 +64,11 @@ bool parse_size(const std::string& text, uint64_t& bytes) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   const std::string unit = end ? end : "";
-  const double scale = unit.empty() ? 1 : unit == "K" ? 1024.0 : unit == "M" ? 1048576.0 : unit == "G" ? 1073741824.0 : -1;
+  const double scale = unit.empty()  ? 1
+                       : unit == "K" ? 1024.0
+                       : unit == "M" ? 1048576.0
+                       : unit == "G" ? 1073741824.0
+                                     : -1;
   if (!(v > 0) || scale < 0 || !(v * scale <= 4611686018427387904.0)) return false;
   bytes = static_cast<uint64_t>(v * scale);
   return true;

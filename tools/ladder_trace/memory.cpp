@@ -30,9 +30,11 @@ Command add_memory(CLI::App& app, Shared& shared) {
   auto a = std::make_shared<MemoryArgs>();
   CLI::App* sub = app.add_subcommand("memory", "per step and device: peak allocated and reserved, the blocks alive at "
                                                "the peak and the op that made each, per-op allocation statistics");
-  sub->add_option("file", a->file, "trace file recorded with profile_memory=True (.json or .json.gz), or -")->required();
+  sub->add_option("file", a->file, "trace file recorded with profile_memory=True (.json or .json.gz), or -")
+      ->required();
   add_step(sub, a->step);
-  sub->add_option("--width", a->width, "characters across (default: the terminal's width)")->check(CLI::Range(40, 1000));
+  sub->add_option("--width", a->width, "characters across (default: the terminal's width)")
+      ->check(CLI::Range(40, 1000));
   sub->add_flag("--csv", a->csv, "the peaks, the blocks alive at each peak and the per-op rows as CSV (bytes, us)");
   sub->add_flag("--json", a->json, "the same as a JSON list of rows");
   add_max_json(sub, shared);

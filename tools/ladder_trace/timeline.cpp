@@ -37,7 +37,8 @@ Command add_timeline(CLI::App& app, Shared& shared) {
                                    "one axis)")->required();
   sub->add_option("--step", a->step, "ProfilerStep#N (3 = ProfilerStep#3; default: the last step)");
   add_max_json(sub, shared);
-  sub->add_option("--width", a->width, "characters across (default: the terminal's width)")->check(CLI::Range(40, 1000));
+  sub->add_option("--width", a->width, "characters across (default: the terminal's width)")
+      ->check(CLI::Range(40, 1000));
   return {sub, {&a->file}, [a, &shared] { run_timeline(*a, shared.max_json); }};
 }
 
