@@ -4,32 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <map>
-#include <unordered_map>
 
-#include "trace/steps.h"
 #include "trace/text.h"
-#include "trace/work.h"
 
 namespace ladder {
 
-bool uses_tensor_cores(const std::string& kernel_name) {
-  std::string n = kernel_name;
-  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
-  if (has("simt")) return false;
-  for (const char* s : {"nvjet", "wgmma", "hmma", "imma", "tensorop", "cutlass", "flash", "fmha", "884gemm",
-                        "1688gemm", "16816gemm"}) {
-    if (has(s)) return true;
-  }
-  return has("xmma") && !(has("f32f32_f32f32_f32") && !has("tf32"));
-}
-
 namespace {
 
-// Why a row has no GB/s or TFLOP/s: the footnotes, in this order.
-enum Why { kNone = -1, kNoOp, kNoShapes, kNoFormula, kSplit, kNoBytes, kCopy, kNoFlops, kRecorded, kWhyCount };
+// The footnotes: why a row has no GB/s or TFLOP/s (KernelWhy, in its order).
 const char* const kWhyText[kWhyCount] = {
     "no op launched it (no \"External id\" or correlation ties it to a cpu_op)",
     "its op has no \"Input Dims\" (recorded without record_shapes=True)",
@@ -43,79 +25,7 @@ const char* const kWhyText[kWhyCount] = {
 
 using Row = KernelRow;
 
-// The work of GPU activity i, or the reason there is none.
-int work_of(const TraceIndex& index, int i, const std::unordered_map<int, int>& kernels_per_op, Work* w) {
-  const Event& e = index.event(i);
-  if (e.cat != Cat::Kernel) {
-    if (e.gpu.bytes <= 0) return kNoBytes;
-    *w = Work{0, static_cast<double>(e.gpu.bytes)};
-    return kNone;
-  }
-  const int op = index.op_of(i);
-  if (op < 0) return kNoOp;
-  const Event& o = index.event(op);
-  if (o.input_dims().empty()) return kNoShapes;
-  if (!op_work(o, w)) return kNoFormula;
-  if (kernels_per_op.at(op) > 1) return kSplit;
-  return kNone;
-}
-
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
-
-// The GPU activities of the step (or of the whole trace, in time order).
-std::vector<int> activities(const TraceIndex& index, int step) {
-  if (step >= 0) return index.gpu_activities(step);
-  std::vector<int> acts;
-  const Trace& t = index.trace();
-  for (size_t i = 0; i < t.events.size(); ++i) {
-    if (is_gpu_activity(t.events[i].cat)) acts.push_back(static_cast<int>(i));
-  }
-  std::stable_sort(acts.begin(), acts.end(), [&](int a, int b) { return index.event(a).ts_ns < index.event(b).ts_ns; });
-  return acts;
-}
-
-// Activity i counted in its row: its time, and its work where that is known (else the first reason it is not).
-void add_activity(const TraceIndex& index, int i, const std::unordered_map<int, int>& kernels_per_op, Row& row) {
-  const Event& e = index.event(i);
-  const int op = index.op_of(i);  // a copy's or set's op too: cuBLAS's memset belongs to its mm
-  const std::string op_name = op >= 0 ? index.event(op).name : "";
-  if (row.calls == 0) {
-    row.name = e.name;
-    row.op = op_name;
-    row.cat = cat_name(e.cat);
-    row.first_ts = e.ts_ns;
-    row.tensor_cores = e.cat == Cat::Kernel && uses_tensor_cores(e.name);
-    row.copy = e.cat != Cat::Kernel;
-  } else if (row.op != op_name) {
-    row.op = "several ops";
-  }
-  ++row.calls;
-  row.total_ns += e.dur_ns;
-  Work w;
-  const int why = work_of(index, i, kernels_per_op, &w);
-  // torch's with_flops=True records an op's FLOPs ("flops"): they stand in where the shapes give none, for an op that
-  // launched this one kernel (its FLOPs would not say how they split either).
-  const Event* launcher = e.cat == Cat::Kernel && op >= 0 && kernels_per_op.at(op) == 1 ? &index.event(op) : nullptr;
-  const bool recorded = launcher && launcher->flops > 0 && e.dur_ns > 0;
-  if (why == kNone && recorded && w.flops == 0) {
-    w.flops = static_cast<double>(launcher->flops);
-    row.recorded = true;
-  }
-  if (recorded && (why == kNoShapes || why == kNoFormula)) {
-    row.rec_flops += static_cast<double>(launcher->flops);
-    row.rec_ns += e.dur_ns;
-    ++row.rec_calls;
-  }
-  if (why == kNone && e.dur_ns > 0) {
-    row.bytes += w.bytes;
-    row.flops += w.flops;
-    row.flops_known = row.flops_known || w.flops > 0;
-    row.rated_ns += e.dur_ns;
-    ++row.rated;
-  } else if (row.why == kNone) {
-    row.why = why == kNone ? kNoBytes : why;
-  }
-}
 
 // The figures of a row, as text ("" = not derivable).
 struct Cells {
@@ -151,9 +61,9 @@ Cells cells(const Peak& peak, const Row& r) {
 // The footnote a row's "-" points to: the first reason one of its calls had none, or why a column is empty.
 int note_of(const Row& r) {
   if (r.rated == 0) return r.why;
-  if (r.copy) return static_cast<int>(kCopy);
-  if (!r.flops_known) return static_cast<int>(kNoFlops);
-  return r.rated < r.calls ? r.why : static_cast<int>(kNone);
+  if (r.copy) return static_cast<int>(kWhyCopy);
+  if (!r.flops_known) return static_cast<int>(kWhyNoFlops);
+  return r.rated < r.calls ? r.why : static_cast<int>(kWhyNone);
 }
 
 OutputTable kernel_records(const KernelTable& table, const Peak& peak) {
@@ -165,9 +75,9 @@ OutputTable kernel_records(const KernelTable& table, const Peak& peak) {
   for (const Row& r : table.rows) {
     const Cells c = cells(peak, r);
     const int note = note_of(r);
-    std::string note_text = note == kNone ? (r.recorded ? kWhyText[kRecorded] : "") : kWhyText[note];
-    if (note != kNone && (r.recorded || (r.rated == 0 && r.rec_calls)))
-      note_text += std::string("; ") + kWhyText[kRecorded];
+    std::string note_text = note == kWhyNone ? (r.recorded ? kWhyText[kWhyRecorded] : "") : kWhyText[note];
+    if (note != kWhyNone && (r.recorded || (r.rated == 0 && r.rec_calls)))
+      note_text += std::string("; ") + kWhyText[kWhyRecorded];
     rec.rows.push_back({r.name, r.op, r.cat, std::to_string(r.calls), fmt::format("{:.3f}", r.total_ns / 1e3),
                         fmt::format("{:.3f}", r.total_ns / 1e3 / r.calls),
                         gpu_ns > 0 ? fmt::format("{:.2f}", 100.0 * r.total_ns / gpu_ns) : "",
@@ -185,7 +95,7 @@ OutputTable kernel_records(const KernelTable& table, const Peak& peak) {
 struct Footnotes {
   std::vector<int> used;
   std::string mark(int why) {
-    if (why == kNone) return "";
+    if (why == kWhyNone) return "";
     auto it = std::find(used.begin(), used.end(), why);
     if (it == used.end()) {
       used.push_back(why);
@@ -245,11 +155,11 @@ std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt)
     partial = partial || !part.empty() || (r.rated == 0 && r.rec_calls > 0 && r.rec_calls < r.calls);
     const std::string gbps = r.rated == 0 ? "-" + notes.mark(r.why) : c.gbps + part;
     const std::string tflops =
-        r.rated == 0 && r.rec_calls ? c.tflops + (r.rec_calls < r.calls ? "*" : "") + notes.mark(kRecorded)
+        r.rated == 0 && r.rec_calls ? c.tflops + (r.rec_calls < r.calls ? "*" : "") + notes.mark(kWhyRecorded)
         : r.rated == 0              ? "-" + notes.mark(r.why)
-        : r.copy                    ? "-" + notes.mark(kCopy)
-        : !r.flops_known            ? "-" + notes.mark(kNoFlops)
-                                    : c.tflops + part + (r.recorded ? notes.mark(kRecorded) : "");
+        : r.copy                    ? "-" + notes.mark(kWhyCopy)
+        : !r.flops_known            ? "-" + notes.mark(kWhyNoFlops)
+                                    : c.tflops + part + (r.recorded ? notes.mark(kWhyRecorded) : "");
     const std::string gpct = gb_h.empty() && !opt.compact ? "" : dash(c.gbps_pct, "");
     const std::string tpct = tf_h.empty() && !opt.compact ? "" : dash(c.tflops_pct, "");
     if (opt.compact) {
@@ -273,41 +183,8 @@ std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt)
 
 }  // namespace
 
-KernelTable kernel_table(const TraceIndex& index, const KernelViewOptions& opt) {
-  const Trace& t = index.trace();
-  check_step_index(index, opt.step);
-  const std::vector<int> acts = activities(index, opt.step);
-  // How many kernels each op launched (over the whole trace: an op's kernels are all in its step).
-  std::unordered_map<int, int> kernels_per_op;
-  for (size_t i = 0; i < t.events.size(); ++i) {
-    if (t.events[i].cat != Cat::Kernel) continue;
-    if (const int op = index.op_of(static_cast<int>(i)); op >= 0) ++kernels_per_op[op];
-  }
-  KernelTable table;
-  table.activities = acts.size();
-  std::vector<Row>& rows = table.rows;
-  std::map<std::pair<Cat, std::string>, size_t> row_of;
-  for (int i : acts) {
-    const Event& e = index.event(i);
-    table.gpu_ns += e.dur_ns;
-    size_t r = rows.size();
-    if (!opt.all) {
-      auto [it, fresh] = row_of.emplace(std::make_pair(e.cat, e.name), rows.size());
-      r = it->second;
-      if (fresh) rows.emplace_back();
-    } else {
-      rows.emplace_back();
-    }
-    add_activity(index, i, kernels_per_op, rows[r]);
-  }
-  if (!opt.all) {
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total_ns > b.total_ns; });
-  }
-  return table;
-}
-
 std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) {
-  const KernelTable table = kernel_table(index, opt);
+  const KernelTable table = kernel_table(index, opt.step, opt.all);
   if (opt.format == OutputFormat::Text) return kernels_text(table, opt);
   const OutputTable rec = kernel_records(table, opt.peak);
   return opt.format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);

@@ -1,5 +1,6 @@
 // The steps of a trace (ProfilerStep#k) and what the regime question needs of each: kernels, wall time, GPU busy
-// time, CPU time in launch and sync calls. The same answers for a live run, one of our files, or torch's.
+// time, CPU time in launch and sync calls (steps_table.h prints them). The same answers for a live run, one of our
+// files, or torch's.
 #pragma once
 
 #include <cstdint>
@@ -23,14 +24,6 @@ struct StepStats {
 };
 std::vector<StepStats> step_stats(const TraceIndex& index);
 std::vector<StepStats> step_stats(const Trace& trace);
-
-// "Per step: is the GPU waiting for the CPU, or the CPU for the GPU?": kernels, wall time, GPU busy time and its share,
-// CPU time in launch calls and in synchronizing, one row per step. OutputFormat::Csv / Json: the same rows as records
-// for pandas or a CI check, with the columns step, kernels, wall_us, gpu_busy_us, busy_pct, cpu_launch_us, cpu_sync_us
-// (a trace without ProfilerStep has one row, step "whole trace").
-enum class OutputFormat;  // trace/output_table.h
-std::string regime_table(const TraceIndex& index);
-std::string regime_table(const TraceIndex& index, OutputFormat format);
 
 // The index in index.steps() of the step named `step`: "3" means ProfilerStep#3, a full name matches itself; -1 if
 // `step` is empty. Throws TraceError naming `trace_name` and listing the steps there are when there is no such step.

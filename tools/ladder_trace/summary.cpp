@@ -9,7 +9,7 @@
 #include "command.h"
 #include "trace/index.h"
 #include "trace/key_averages.h"
-#include "trace/steps.h"
+#include "trace/steps_table.h"
 
 namespace ladder::cli {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "base/error.h"
 #include "records.h"
-#include "trace/breakdown.h"
+#include "trace/breakdown_view.h"
 #include "trace/hta_window.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
@@ -29,7 +29,7 @@
 #include "trace/peaks.h"
 #include "trace/ranks.h"
 #include "trace/ranks_view.h"
-#include "trace/steps.h"
+#include "trace/steps_table.h"
 #include "work/ladder_ops.h"
 
 namespace nb = nanobind;
