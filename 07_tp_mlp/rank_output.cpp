@@ -12,7 +12,7 @@
 #include "profiler/profiler.h"
 #include "trace/index.h"
 #include "trace/key_averages.h"
-#include "trace/steps.h"
+#include "trace/steps_table.h"
 #include "trace/timeline.h"
 
 namespace ch07 {

@@ -8,6 +8,12 @@
 # never CUDA; nanobind only in tools/python/.
 # A chapter (0N_name/) may include any room of common/, its own folder, and the folders of chapters up to its number
 # ("03_fused_mlp/kernels.cuh" from 04_epilogue_mlp/): never a later chapter.
+# Inside trace/, four parts, each allowed only itself and the parts before it (the arrows one way):
+#     renderers -> analyses -> model -> text
+# text: how names from a trace are escaped, shortened and measured, and axis ticks (every part prints names, if only in
+# an error message); model: the event model and its file formats (read, write, index); analyses: what a trace says,
+# as plain structs with named fields, no layout; renderers: tables, CSV/JSON records, timelines and pictures of them.
+# Each file of common/trace/ (its tests aside) is in the list of its part below, by name.
 # Headers in angle brackets: the C++ standard library everywhere, and beyond it only what the room's list names below;
 # a tests/ folder adds GoogleTest and nlohmann-json. Each failure names the file, the line and the rule it broke.
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
@@ -20,6 +26,25 @@ set(below_profiler base cuda trace profiler)
 set(below_gpu base cuda trace profiler gpu)
 set(below_chapter ${rooms})
 set(below_tools base trace work)
+set(trace_parts text model analyses renderers)
+set(trace_text text)
+set(trace_model trace json_tokenizer input json_read json_write overlap index ranks)
+set(trace_analyses steps work peaks key_averages_rows kernel_table breakdown memory communication hta_window
+    ranks_figures ranks_lanes diff_summary)
+set(trace_renderers output_table steps_table key_averages kernels_view breakdown_view timeline svg memory_svg
+    memory_view ranks_view ranks_svg ranks_timeline diff)
+# The part of trace/NAME.h or .cpp: its index in trace_parts, or -1.
+function(trace_part name out)
+  set(k 0)
+  foreach(part IN LISTS trace_parts)
+    if(name IN_LIST trace_${part})
+      set(${out} ${k} PARENT_SCOPE)
+      return()
+    endif()
+    math(EXPR k "${k} + 1")
+  endforeach()
+  set(${out} -1 PARENT_SCOPE)
+endfunction()
 
 # Angle-bracket headers beyond the C++ standard library, by pattern on the include's path.
 set(c_std "(assert|ctype|errno|float|inttypes|limits|math|signal|stdarg|stddef|stdint|stdio|stdlib|string|time)\\.h$")
@@ -48,6 +73,7 @@ file(GLOB_RECURSE files RELATIVE ${DIR} ${DIR}/common/*.h ${DIR}/common/*.cuh ${
      ${DIR}/tools/*.h ${DIR}/tools/*.cpp ${DIR}/[0-9][0-9]_*/*.h ${DIR}/[0-9][0-9]_*/*.cuh ${DIR}/[0-9][0-9]_*/*.cpp
      ${DIR}/[0-9][0-9]_*/*.cu)
 foreach(rel ${files})
+  set(part -1)  # the file's part of trace/, when it is in trace/
   # The room: common/<room>/..., tools/..., or a chapter's folder.
   if(rel MATCHES "^common/([^/]+)/")
     set(room "${CMAKE_MATCH_1}")
@@ -58,6 +84,16 @@ foreach(rel ${files})
     set(quoted ${below_${room}})
     set(allowed "${allow_${room}}")
     set(rule "${room} may include only ${below_${room}} (chapter -> gpu -> profiler -> {trace, cuda} -> base)")
+    if(room STREQUAL "trace" AND NOT rel MATCHES "/tests/")
+      get_filename_component(name ${rel} NAME_WE)
+      trace_part(${name} part)
+      if(part LESS 0)
+        string(REPLACE ";" ", " parts "${trace_parts}")
+        string(APPEND broken "\n  ${rel}: in no part of trace (cmake/layering.cmake lists each file of ${parts})")
+        continue()
+      endif()
+      list(GET trace_parts ${part} part_name)
+    endif()
   elseif(rel MATCHES "^tools/")
     set(room tools)
     set(quoted ${below_tools} tools)
@@ -103,6 +139,12 @@ foreach(rel ${files})
         set(why "include by room or folder (\"trace/${path}\"), so the include says where it comes from")
       elseif(NOT top IN_LIST quoted)
         set(why "${rule}")
+      elseif(part GREATER_EQUAL 0 AND top STREQUAL "trace")
+        get_filename_component(included ${path} NAME_WE)
+        trace_part(${included} included_part)
+        if(included_part GREATER part)
+          set(why "trace's ${part_name} may include only the parts before it (renderers -> analyses -> model -> text)")
+        endif()
       endif()
     elseif(line MATCHES "<([^>]+)>")
       set(path "${CMAKE_MATCH_1}")

@@ -23,7 +23,7 @@
 #include "trace/kernels_view.h"
 #include "trace/key_averages.h"
 #include "trace/overlap.h"
-#include "trace/steps.h"
+#include "trace/steps_table.h"
 #include "trace/text.h"
 #include "trace/timeline.h"
 

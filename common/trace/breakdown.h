@@ -1,4 +1,4 @@
-// `ladder-trace breakdown`: where each step's wall time went, as the TensorBoard profiler plugin's Overview defined
+// Where each step's wall time went (`ladder-trace breakdown` prints it: breakdown_view.h), as the TensorBoard profiler plugin's Overview defined
 // it (kineto tb_plugin/README.md, before its removal): every moment of the step goes to the highest-priority category
 // active at that moment, Kernel > Memcpy > Memset > Communication > Runtime > DataLoader > CPU Exec > Other, so the
 // parts add up to the step's wall time. Beside it, how long the GPU sat idle and how much its streams overlapped.
@@ -19,10 +19,10 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/index.h"
-#include "trace/output_table.h"
 
 namespace ladder {
 
@@ -63,7 +63,8 @@ class Timeline {
   int64_t gpu_first_ = 0, gpu_last_ = 0;
 };
 
-// Per step (index.steps(); `step` >= 0: that one only) and, with more than one, their mean, as a table.
-std::string breakdown_view(const TraceIndex& index, int step, OutputFormat format);
+// Per step (index.steps(); `step` >= 0: that one only), by name, and with more than one their mean ("mean of N").
+// Throws TraceError for a trace with no step time at all.
+std::vector<std::pair<std::string, TimeBreakdown>> step_breakdowns(const TraceIndex& index, int step);
 
 }  // namespace ladder

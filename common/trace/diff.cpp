@@ -5,135 +5,14 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_set>
 #include <vector>
 
-#include "trace/index.h"
-#include "trace/steps.h"
+#include "trace/diff_summary.h"
 #include "trace/text.h"
-#include "trace/work.h"
 
 namespace ladder {
 
 namespace {
-
-// One kernel, copy or set, by name, per step.
-struct Activity {
-  Cat cat = Cat::Kernel;
-  std::string op;    // the torch op that launched it (see torch_op); "" when none
-  int count = 0;     // per step
-  double us = 0;     // per step, summed
-  double bytes = 0;  // per step, where known: a kernel's from its op's shapes, a copy's or set's from the trace
-  bool bytes_known = true;
-};
-struct TraceSummary {
-  int steps = 0;
-  bool whole_trace = false;
-  std::string step_name;  // the one step compared, when one was chosen
-  double step_us = 0, busy_us = 0, kernels = 0, copies = 0, bytes = 0;
-  bool bytes_known = true;
-  bool no_shapes = false;  // the kernels' bytes are not derivable because no op has recorded shapes,
-  std::string no_bytes;    // or for these other reasons
-  std::map<std::string, Activity> by_name;
-  std::vector<std::string> order;  // first appearance in a step
-};
-
-// A torch operator is namespace::name (aten::mm, c10d::allreduce_, ladder::gelu_mul). What Inductor wraps its
-// kernels in is not: the Triton kernel's own name as a cpu_op, "## Call CompiledFxGraph ... ##", "Torch-Compiled
-// Region: 0/0". Naming those would hide the kernel behind a copy of its name, so a row shows only real ops.
-std::string torch_op(const std::string& name) { return name.find("::") != std::string::npos ? name : ""; }
-
-bool is_graph_launch(const Event& e) { return e.name == "cudaGraphLaunch" || e.name.rfind("cuGraphLaunch", 0) == 0; }
-
-// Means over every step of `t`, or the one step named `step` ("3" = ProfilerStep#3). Linear in the events.
-TraceSummary summarize(const Trace& t, const std::string& step, const std::string& trace_name) {
-  TraceSummary s;
-  const TraceIndex index(t);
-  std::vector<StepStats> steps = step_stats(index);
-  s.whole_trace = index.whole_trace();
-  const int chosen = find_step(index, step, trace_name);
-  if (chosen >= 0) {
-    steps = {steps[static_cast<size_t>(chosen)]};
-    s.step_name = steps[0].name;
-  }
-  s.steps = static_cast<int>(steps.size());
-  if (steps.empty()) return s;
-  // Kineto writes "Input Dims" only under record_shapes=True: no op with dims means none were recorded.
-  bool has_shapes = false;
-  for (const Event& e : t.events) has_shapes = has_shapes || !e.input_dims().empty();
-  double no_op = 0, no_op_graph = 0, no_shapes = 0;
-  std::vector<std::string> no_formula;  // in order of appearance, each once (the set: a hostile trace may hold a
-  std::unordered_set<std::string> no_formula_seen;  // million distinct op names, and a search per kernel is quadratic)
-  for (const StepStats& st : steps) {
-    s.step_us += st.dur_ns / 1e3;
-    s.busy_us += st.gpu_busy_ns / 1e3;
-    for (const Event* g : st.gpu_events) {
-      const int i = static_cast<int>(g - t.events.data());
-      const int op_i = index.op_of(i);
-      const Event* op = op_i >= 0 ? &t.events[static_cast<size_t>(op_i)] : nullptr;
-      Activity& a = s.by_name[g->name];
-      if (a.count == 0) {  // first time this name is seen
-        s.order.push_back(g->name);
-        a.cat = g->cat;
-      }
-      a.count += 1;
-      a.us += g->dur_ns / 1e3;
-      if (op && a.op.empty()) a.op = torch_op(op->name);
-      if (g->cat != Cat::Kernel) {  // a copy or a set says how many bytes it moved
-        s.copies += 1;
-        a.bytes += static_cast<double>(g->gpu.bytes);
-        a.bytes_known = a.bytes_known && g->gpu.bytes > 0;
-        continue;
-      }
-      s.kernels += 1;
-      Work w;
-      if (op && op_work(*op, &w)) {
-        a.bytes += w.bytes;
-        s.bytes += w.bytes;
-        continue;
-      }
-      a.bytes_known = false;
-      s.bytes_known = false;
-      if (!op) {
-        no_op += 1;
-        const int launch = index.launch_of(i);
-        if (launch >= 0 && is_graph_launch(t.events[static_cast<size_t>(launch)])) no_op_graph += 1;
-      } else if (!has_shapes) {
-        no_shapes += 1;
-      } else if (no_formula_seen.insert(op->name).second) {
-        no_formula.push_back(op->name);
-      }
-    }
-  }
-  const double n = s.steps;
-  s.step_us /= n;
-  s.busy_us /= n;
-  s.kernels /= n;
-  s.copies /= n;
-  s.bytes /= n;
-  for (auto& [name, a] : s.by_name) {
-    a.us /= n;
-    a.bytes /= n;
-    a.count = static_cast<int>(a.count / n + 0.5);
-  }
-  // Why, in the reader's terms: the option to record with, or what left the kernels without an op.
-  std::vector<std::string> why;
-  s.no_shapes = no_shapes > 0;
-  if (no_op > 0) {
-    why.push_back(fmt::format("{:g} kernel{} per step of {} carr{} no op ({})", no_op / n, no_op / n == 1 ? "" : "s",
-                              trace_name, no_op / n == 1 ? "ies" : "y",
-                              no_op_graph == no_op ? "replayed from a CUDA graph captured before profiling"
-                                                   : "launched outside any op"));
-  }
-  if (!no_formula.empty()) {
-    std::string ops;
-    for (size_t k = 0; k < no_formula.size() && k < 3; ++k) ops += (k ? ", " : "") + printable(no_formula[k]);
-    if (no_formula.size() > 3) ops += fmt::format(" and {} more", no_formula.size() - 3);
-    why.push_back(fmt::format("no bytes formula for {} of {}", ops, trace_name));
-  }
-  for (const std::string& w : why) s.no_bytes += (s.no_bytes.empty() ? "" : "; ") + w;
-  return s;
-}
 
 std::string mb(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
 // A row's bytes: a memset of 8 bytes is "8 B", not "0.0 MB".
@@ -145,7 +24,7 @@ std::string row_bytes(double bytes) {
 // An = row whose ops differ names both, "-" for a side without one: "[aten::mm | aten::addmm]".
 // Two labels that cut to the same text are cut in the middle instead ("[aten::mm] sm90_xmma...128x256_tn"), as the
 // names that share a long head differ at their end; any still alike get " #2", " #3" in the order of the rows.
-std::string full_label(const std::string& name, const Activity& k, const Activity* other) {
+std::string full_label(const std::string& name, const DiffActivity& k, const DiffActivity* other) {
   std::string op = printable(k.op);
   if (other && other->op != k.op) op = (k.op.empty() ? "-" : op) + " | " + (other->op.empty() ? "-" : printable(other->op));
   if (!op.empty()) op = "[" + op + "] ";
@@ -195,7 +74,7 @@ std::string change(double a, double b) {
 }
 
 // Why the bytes moved are not derivable, naming the trace that lacks what: "" when they are.
-std::string why_no_bytes(const TraceSummary& sa, const TraceSummary& sb, const std::string& name_a,
+std::string why_no_bytes(const DiffSummary& sa, const DiffSummary& sb, const std::string& name_a,
                          const std::string& name_b) {
   std::string why;
   if (sa.no_shapes || sb.no_shapes) {
@@ -208,30 +87,7 @@ std::string why_no_bytes(const TraceSummary& sa, const TraceSummary& sb, const s
   return why;
 }
 
-enum class Change { Gone, New, Both };
-struct Row {
-  Change change;
-  const std::string* name;
-  const Activity *a, *b;  // nullptr on the side without it
-};
-
-// Gone first, then new, then those in both: what fusion removed and added reads at the top.
-std::vector<Row> rows_of(const TraceSummary& sa, const TraceSummary& sb) {
-  std::vector<Row> rows;
-  for (const std::string& name : sa.order) {
-    if (!sb.by_name.count(name)) rows.push_back({Change::Gone, &name, &sa.by_name.at(name), nullptr});
-  }
-  for (const std::string& name : sb.order) {
-    if (!sa.by_name.count(name)) rows.push_back({Change::New, &name, nullptr, &sb.by_name.at(name)});
-  }
-  for (const std::string& name : sa.order) {
-    auto it = sb.by_name.find(name);
-    if (it != sb.by_name.end()) rows.push_back({Change::Both, &name, &sa.by_name.at(name), &it->second});
-  }
-  return rows;
-}
-
-std::string text(const TraceSummary& sa, const TraceSummary& sb, const std::string& name_a,
+std::string text(const DiffSummary& sa, const DiffSummary& sb, const std::string& name_a,
                  const std::string& name_b, size_t w) {
   std::string out;
   for (const auto* t : {&sa, &sb}) {
@@ -245,22 +101,22 @@ std::string text(const TraceSummary& sa, const TraceSummary& sb, const std::stri
   } else {
     out += fmt::format("per step, mean over {} steps of {} and {} of {}\n", sa.steps, name_a, sb.steps, name_b);
   }
-  const std::vector<Row> rows = rows_of(sa, sb);
+  const std::vector<DiffRow> rows = diff_rows(sa, sb);
   std::vector<std::string> full;
   std::vector<int64_t> counts;
-  for (const Row& r : rows) {
-    const Activity& k = r.a ? *r.a : *r.b;
-    full.push_back(full_label(*r.name, k, r.change == Change::Both ? r.b : nullptr));
+  for (const DiffRow& r : rows) {
+    const DiffActivity& k = r.a ? *r.a : *r.b;
+    full.push_back(full_label(*r.name, k, r.change == DiffChange::Both ? r.b : nullptr));
     counts.push_back(static_cast<int64_t>(k.count));
   }
   const std::vector<std::string> shown = labels_of(full, counts, w);
   for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    if (r.change == Change::Both) {
+    const DiffRow& r = rows[i];
+    if (r.change == DiffChange::Both) {
       out += fmt::format("  = {:<{}} {:>9.1f} us -> {:>9.1f} us{}\n", shown[i], w, r.a->us,
                          r.b->us, r.a->count != r.b->count ? fmt::format("  ({}x -> {}x)", r.a->count, r.b->count) : "");
     } else {
-      const Activity& k = r.a ? *r.a : *r.b;
+      const DiffActivity& k = r.a ? *r.a : *r.b;
       out += fmt::format("  {} {:<{}} {:>9.1f} us{}\n", r.a ? '-' : '+', shown[i], w, k.us,
                          k.bytes_known ? "  " + row_bytes(k.bytes) : "");
     }
@@ -284,7 +140,7 @@ std::string text(const TraceSummary& sa, const TraceSummary& sb, const std::stri
 
 const char* kind_name(Cat c) { return c == Cat::GpuMemcpy ? "memcpy" : c == Cat::GpuMemset ? "memset" : "kernel"; }
 
-std::string records(const TraceSummary& sa, const TraceSummary& sb, const std::string& name_a,
+std::string records(const DiffSummary& sa, const DiffSummary& sb, const std::string& name_a,
                     const std::string& name_b, OutputFormat format) {
   OutputTable rec;
   rec.columns = {"step",    "kind", "change", "name", "op_a",    "op_b",    "count_a",
@@ -293,10 +149,10 @@ std::string records(const TraceSummary& sa, const TraceSummary& sb, const std::s
   const std::string step = sa.step_name.empty() ? "mean" : sa.step_name;
   auto num = [](bool have, double v) { return have ? fmt::format("{}", v) : std::string(); };
   auto us = [](bool have, double v) { return have ? fmt::format("{:.3f}", v) : std::string(); };
-  auto bytes = [](const Activity* k) { return k && k->bytes_known ? fmt::format("{:.0f}", k->bytes) : std::string(); };
-  for (const Row& r : rows_of(sa, sb)) {
-    const Activity& k = r.a ? *r.a : *r.b;
-    rec.rows.push_back({step, kind_name(k.cat), r.change == Change::Gone ? "gone" : r.change == Change::New ? "new" : "both",
+  auto bytes = [](const DiffActivity* k) { return k && k->bytes_known ? fmt::format("{:.0f}", k->bytes) : std::string(); };
+  for (const DiffRow& r : diff_rows(sa, sb)) {
+    const DiffActivity& k = r.a ? *r.a : *r.b;
+    rec.rows.push_back({step, kind_name(k.cat), r.change == DiffChange::Gone ? "gone" : r.change == DiffChange::New ? "new" : "both",
                         *r.name, r.a ? r.a->op : "", r.b ? r.b->op : "", num(r.a, r.a ? r.a->count : 0),
                         num(r.b, r.b ? r.b->count : 0), us(r.a, r.a ? r.a->us : 0), us(r.b, r.b ? r.b->us : 0), "us",
                         bytes(r.a), bytes(r.b), ""});
@@ -324,7 +180,7 @@ std::string records(const TraceSummary& sa, const TraceSummary& sb, const std::s
 std::string diff_traces(const Trace& a, const Trace& b, const std::string& name_a, const std::string& name_b,
                         const std::string& step, OutputFormat format, int name_width) {
   const std::string pa = printable(name_a), pb = printable(name_b);
-  const TraceSummary sa = summarize(a, step, pa), sb = summarize(b, step, pb);
+  const DiffSummary sa = diff_summary(a, step, pa), sb = diff_summary(b, step, pb);
   return format == OutputFormat::Text ? text(sa, sb, pa, pb, static_cast<size_t>(std::max(name_width, 20)))
                                       : records(sa, sb, pa, pb, format);
 }
@@ -333,10 +189,11 @@ std::string diff_traces(const std::function<Trace()>& load_a, const std::functio
                         const std::string& name_a, const std::string& name_b, const std::string& step,
                         OutputFormat format, int name_width) {
   const std::string pa = printable(name_a), pb = printable(name_b);
-  const TraceSummary sa = summarize(load_a(), step, pa);  // the trace is a temporary: gone before b is read
-  const TraceSummary sb = summarize(load_b(), step, pb);
+  const DiffSummary sa = diff_summary(load_a(), step, pa);  // the trace is a temporary: gone before b is read
+  const DiffSummary sb = diff_summary(load_b(), step, pb);
   return format == OutputFormat::Text ? text(sa, sb, pa, pb, static_cast<size_t>(std::max(name_width, 20)))
                                       : records(sa, sb, pa, pb, format);
 }
 
 }  // namespace ladder
+

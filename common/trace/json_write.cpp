@@ -297,12 +297,19 @@ void put_meta(Out& out, const char* name, int64_t pid, int64_t tid, int64_t ts, 
                  json_value);
 }
 
-std::string write_json(const Trace& trace, const std::string& trace_name) {
-  Out out;
-  auto it = std::back_inserter(out);
-  const int64_t base = trace.base_time_ns ? *trace.base_time_ns : base_time_ns(first_time_ns(trace));
+// Writes ",\n" between the events of traceEvents.
+struct Separator {
+  Out& out;
+  bool first = true;
+  void operator()() {
+    if (!first) out.append(std::string_view(",\n"));
+    first = false;
+  }
+};
 
-  // ---- top level, in Kineto's order ----
+// The top level before traceEvents, in Kineto's order: schemaVersion, deviceProperties, the metadata, the time base.
+void put_top(Out& out, const Trace& trace, int64_t base) {
+  auto it = std::back_inserter(out);
   out.append(std::string_view("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": ["));
   for (size_t i = 0; i < trace.devices.size(); ++i) {
     const DeviceProps& d = trace.devices[i];
@@ -327,10 +334,28 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
     fmt::format_to(it, "  {}: {},\n", escaped(key), value);
   }
   fmt::format_to(it, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {},\n  \"traceEvents\": [\n", base);
+}
 
-  // ---- X events, each flow right after the slice it belongs to ----
-  // A launch gets an "s" only if some GPU activity in this trace carries its correlation id; that activity (the
-  // first, if a launch started several) gets the "f". Ids stay unique, so no viewer sees a duplicate flow.
+// The row (tid) of every GPU activity: its stream's, or an overlap row of that stream (overlap.h).
+struct GpuRows {
+  explicit GpuRows(const Trace& trace) : rows(overlap_rows(trace)), overlap_text(overlap_args(trace)) {}
+  const std::map<const Event*, int> rows;
+  const std::map<const Event*, std::string> overlap_text;
+  int64_t tid_of(const Event& e) const {
+    if (!is_gpu_activity(e.cat)) return e.tid;
+    const auto r = rows.find(&e);
+    return overlap_row_tid(e.gpu.stream, r == rows.end() ? 0 : r->second);
+  }
+  std::string overlap_of(const Event& e) const {
+    const auto a = overlap_text.find(&e);
+    return a == overlap_text.end() ? std::string() : a->second;
+  }
+};
+
+// X events, each flow right after the slice it belongs to. A launch gets an "s" only if some GPU activity in this
+// trace carries its correlation id; that activity (the first, if a launch started several) gets the "f". Ids stay
+// unique, so no viewer sees a duplicate flow.
+void put_events(Out& out, const Trace& trace, int64_t base, const GpuRows& lanes, Separator& sep) {
   std::map<int64_t, const Event*> launch_by_corr;
   for (const Event& e : trace.events) {
     if (is_api_call(e.cat) && e.correlation >= 0) launch_by_corr.emplace(e.correlation, &e);
@@ -342,27 +367,9 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
       if (!inserted && e.ts_ns < pos->second->ts_ns) pos->second = &e;
     }
   }
-  // The row (tid) of every GPU activity: its stream's, or an overlap row of that stream (overlap.h).
-  const std::map<const Event*, int> rows = overlap_rows(trace);
-  const std::map<const Event*, std::string> overlap_text = overlap_args(trace);
-  auto tid_of = [&](const Event& e) -> int64_t {
-    if (!is_gpu_activity(e.cat)) return e.tid;
-    const auto r = rows.find(&e);
-    return overlap_row_tid(e.gpu.stream, r == rows.end() ? 0 : r->second);
-  };
-  auto overlap_of = [&](const Event& e) {
-    const auto a = overlap_text.find(&e);
-    return a == overlap_text.end() ? std::string() : a->second;
-  };
-
-  bool first = true;
-  auto sep = [&]() {
-    if (!first) out.append(std::string_view(",\n"));
-    first = false;
-  };
   for (const Event& e : trace.events) {
     sep();
-    put_x(out, e, tid_of(e), base, overlap_of(e));
+    put_x(out, e, lanes.tid_of(e), base, lanes.overlap_of(e));
     if (is_api_call(e.cat) && first_gpu_by_corr.count(e.correlation) && launch_by_corr.at(e.correlation) == &e) {
       sep();
       put_flow(out, 's', e.correlation, e.pid, e.tid, e.ts_ns - base);
@@ -371,12 +378,15 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
       auto f = first_gpu_by_corr.find(e.correlation);
       if (f != first_gpu_by_corr.end() && f->second == &e) {
         sep();
-        put_flow(out, 'f', e.correlation, e.pid, tid_of(e), e.ts_ns - base);
+        put_flow(out, 'f', e.correlation, e.pid, lanes.tid_of(e), e.ts_ns - base);
       }
     }
   }
+}
 
-  // ---- [memory] instants: the allocator's records (profile_memory=True), with torch's fields ----
+// [memory] instants: the allocator's records (profile_memory=True), with torch's fields.
+void put_memory(Out& out, const Trace& trace, int64_t base, Separator& sep) {
+  auto it = std::back_inserter(out);
   for (const MemoryRecord& m : trace.memory) {
     sep();
     fmt::format_to(it,
@@ -391,19 +401,21 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
     if (m.addr >= 0) fmt::format_to(it, ", \"Addr\": {}", m.addr);
     out.append(std::string_view("}}"));
   }
+}
 
-  // ---- metadata: process and lane names, as Kineto writes them ----
+// Metadata: process and lane names, as Kineto writes them.
+void put_names(Out& out, const Trace& trace, int64_t base, const GpuRows& lanes, Separator& sep) {
   const int64_t meta_ts = first_time_ns(trace) - base;
   const std::string pname = escaped(trace.process_name);
   std::set<int64_t> cpu_pids, gpu_pids;
   std::set<std::pair<int64_t, int64_t>> cpu_threads;
   std::map<std::pair<int64_t, int64_t>, std::pair<int64_t, int>> gpu_rows;  // (device, tid) -> (stream, row)
-  for (const auto& [e, row] : rows) gpu_rows[{e->pid, tid_of(*e)}] = {e->gpu.stream, row};
+  for (const auto& [e, row] : lanes.rows) gpu_rows[{e->pid, lanes.tid_of(*e)}] = {e->gpu.stream, row};
   if (trace.pid != 0) cpu_pids.insert(trace.pid);
   for (const Event& e : trace.events) {
     if (is_gpu_cat(e.cat)) {
       gpu_pids.insert(e.pid);
-      const int64_t tid = tid_of(e);
+      const int64_t tid = lanes.tid_of(e);
       if (!gpu_rows.count({e.pid, tid})) gpu_rows[{e.pid, tid}] = {tid, 0};
     } else {
       cpu_pids.insert(e.pid);
@@ -446,6 +458,17 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
     sep();
     put_meta(out, "thread_sort_index", pid, tid, meta_ts, "sort_index", std::to_string(tid));
   }
+}
+
+std::string write_json(const Trace& trace, const std::string& trace_name) {
+  Out out;
+  const int64_t base = trace.base_time_ns ? *trace.base_time_ns : base_time_ns(first_time_ns(trace));
+  put_top(out, trace, base);
+  const GpuRows lanes(trace);
+  Separator sep{out};
+  put_events(out, trace, base, lanes, sep);
+  put_memory(out, trace, base, sep);
+  put_names(out, trace, base, lanes, sep);
   out.append(std::string_view("\n  ],\n  \"traceName\": "));
   put_escaped(out, trace_name);
   out.append(std::string_view("\n}\n"));

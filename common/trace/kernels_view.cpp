@@ -4,32 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <map>
-#include <unordered_map>
 
-#include "trace/steps.h"
 #include "trace/text.h"
-#include "trace/work.h"
 
 namespace ladder {
 
-bool uses_tensor_cores(const std::string& kernel_name) {
-  std::string n = kernel_name;
-  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
-  if (has("simt")) return false;
-  for (const char* s : {"nvjet", "wgmma", "hmma", "imma", "tensorop", "cutlass", "flash", "fmha", "884gemm",
-                        "1688gemm", "16816gemm"}) {
-    if (has(s)) return true;
-  }
-  return has("xmma") && !(has("f32f32_f32f32_f32") && !has("tf32"));
-}
-
 namespace {
 
-// Why a row has no GB/s or TFLOP/s: the footnotes, in this order.
-enum Why { kNone = -1, kNoOp, kNoShapes, kNoFormula, kSplit, kNoBytes, kCopy, kNoFlops, kRecorded, kWhyCount };
+// The footnotes: why a row has no GB/s or TFLOP/s (KernelWhy, in its order).
 const char* const kWhyText[kWhyCount] = {
     "no op launched it (no \"External id\" or correlation ties it to a cpu_op)",
     "its op has no \"Input Dims\" (recorded without record_shapes=True)",
@@ -41,206 +23,91 @@ const char* const kWhyText[kWhyCount] = {
     "TFLOP/s from the \"flops\" torch recorded for its op (with_flops=True), where its Input Dims give none",
 };
 
-struct Row {
-  std::string name, op, cat;
-  int calls = 0;
-  int64_t total_ns = 0, first_ts = 0;
-  // The calls whose work is known: their work and their time, so the rate is the work over the time it took.
-  double bytes = 0, flops = 0;
-  int64_t rated_ns = 0;
-  int rated = 0;
-  bool flops_known = false;
-  bool recorded = false;  // some of `flops` is the op's recorded "flops", not derived from its shapes
-  // Calls whose work the shapes do not give but whose op recorded its FLOPs (and launched this one kernel).
-  double rec_flops = 0;
-  int64_t rec_ns = 0;
-  int rec_calls = 0;
-  int why = kNone;
-  bool tensor_cores = false;
-  bool copy = false;
-};
-
-// The work of GPU activity i, or the reason there is none.
-int work_of(const TraceIndex& index, int i, const std::unordered_map<int, int>& kernels_per_op, Work* w) {
-  const Event& e = index.event(i);
-  if (e.cat != Cat::Kernel) {
-    if (e.gpu.bytes <= 0) return kNoBytes;
-    *w = Work{0, static_cast<double>(e.gpu.bytes)};
-    return kNone;
-  }
-  const int op = index.op_of(i);
-  if (op < 0) return kNoOp;
-  const Event& o = index.event(op);
-  if (o.input_dims().empty()) return kNoShapes;
-  if (!op_work(o, w)) return kNoFormula;
-  if (kernels_per_op.at(op) > 1) return kSplit;
-  return kNone;
-}
+using Row = KernelRow;
 
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
 
-}  // namespace
+// The figures of a row, as text ("" = not derivable).
+struct Cells {
+  std::string gbps, gbps_pct, tflops, tflops_pct;
+};
 
-std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) {
-  const Trace& t = index.trace();
-  check_step_index(index, opt.step);
-  std::vector<int> acts;
-  if (opt.step >= 0) {
-    acts = index.gpu_activities(opt.step);
-  } else {
-    for (size_t i = 0; i < t.events.size(); ++i) {
-      if (is_gpu_activity(t.events[i].cat)) acts.push_back(static_cast<int>(i));
-    }
-    std::stable_sort(acts.begin(), acts.end(), [&](int a, int b) { return index.event(a).ts_ns < index.event(b).ts_ns; });
-  }
-  // How many kernels each op launched (over the whole trace: an op's kernels are all in its step).
-  std::unordered_map<int, int> kernels_per_op;
-  for (size_t i = 0; i < t.events.size(); ++i) {
-    if (t.events[i].cat != Cat::Kernel) continue;
-    if (const int op = index.op_of(static_cast<int>(i)); op >= 0) ++kernels_per_op[op];
-  }
+// The TFLOP/s a row is rated against: tensor-core kernels against the tensor-core peak, the others against the CUDA
+// cores' FP32 peak where the peak has one apart.
+double tflops_peak(const Peak& peak, const Row& r) {
+  return !r.tensor_cores && peak.fp32_tflops > 0 ? peak.fp32_tflops : peak.tflops;
+}
 
-  std::vector<Row> rows;
-  std::map<std::pair<Cat, std::string>, size_t> row_of;
-  int64_t gpu_ns = 0;
-  for (int i : acts) {
-    const Event& e = index.event(i);
-    gpu_ns += e.dur_ns;
-    const int op = index.op_of(i);  // a copy's or set's op too: cuBLAS's memset belongs to its mm
-    const std::string op_name = op >= 0 ? index.event(op).name : "";
-    size_t r = rows.size();
-    if (!opt.all) {
-      auto [it, fresh] = row_of.emplace(std::make_pair(e.cat, e.name), rows.size());
-      r = it->second;
-      if (fresh) rows.emplace_back();
-    } else {
-      rows.emplace_back();
-    }
-    Row& row = rows[r];
-    if (row.calls == 0) {
-      row.name = e.name;
-      row.op = op_name;
-      row.cat = cat_name(e.cat);
-      row.first_ts = e.ts_ns;
-      row.tensor_cores = e.cat == Cat::Kernel && uses_tensor_cores(e.name);
-      row.copy = e.cat != Cat::Kernel;
-    } else if (row.op != op_name) {
-      row.op = "several ops";
-    }
-    ++row.calls;
-    row.total_ns += e.dur_ns;
-    Work w;
-    const int why = work_of(index, i, kernels_per_op, &w);
-    // torch's with_flops=True records an op's FLOPs ("flops"): they stand in where the shapes give none, for an op
-    // that launched this one kernel (its FLOPs would not say how they split either).
-    const Event* launcher = e.cat == Cat::Kernel && op >= 0 && kernels_per_op.at(op) == 1 ? &index.event(op) : nullptr;
-    const bool recorded = launcher && launcher->flops > 0 && e.dur_ns > 0;
-    if (why == kNone && recorded && w.flops == 0) {
-      w.flops = static_cast<double>(launcher->flops);
-      row.recorded = true;
-    }
-    if (recorded && (why == kNoShapes || why == kNoFormula)) {
-      row.rec_flops += static_cast<double>(launcher->flops);
-      row.rec_ns += e.dur_ns;
-      ++row.rec_calls;
-    }
-    if (why == kNone && e.dur_ns > 0) {
-      row.bytes += w.bytes;
-      row.flops += w.flops;
-      row.flops_known = row.flops_known || w.flops > 0;
-      row.rated_ns += e.dur_ns;
-      ++row.rated;
-    } else if (row.why == kNone) {
-      row.why = why == kNone ? kNoBytes : why;
-    }
-  }
-  if (!opt.all) {
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.total_ns > b.total_ns; });
-  }
-
-  // The figures of a row, as text ("" = not derivable).
-  struct Cells {
-    std::string gbps, gbps_pct, tflops, tflops_pct;
-  };
-  // The TFLOP/s a row is rated against: tensor-core kernels against the tensor-core peak, the others against the
-  // CUDA cores' FP32 peak where the peak has one apart.
-  auto tflops_peak = [&](const Row& r) {
-    return !r.tensor_cores && opt.peak.fp32_tflops > 0 ? opt.peak.fp32_tflops : opt.peak.tflops;
-  };
-  auto cells = [&](const Row& r) {
-    Cells c;
-    if (r.rated == 0 && r.rec_calls > 0) {  // the recorded FLOPs alone: a TFLOP/s, no GB/s
-      const double tflops = r.rec_flops / (static_cast<double>(r.rec_ns) * 1e-9) / 1e12;
-      c.tflops = fixed(tflops, 2);
-      if (tflops_peak(r) > 0) c.tflops_pct = fixed(100 * tflops / tflops_peak(r), 1);
-      return c;
-    }
-    if (r.rated == 0) return c;
-    const double s = static_cast<double>(r.rated_ns) * 1e-9;
-    const double gbps = r.bytes / s / 1e9, tflops = r.flops / s / 1e12;
-    c.gbps = gbps >= 10 || gbps == 0 ? fixed(gbps, 0) : fmt::format("{:.2g}", gbps);
-    if (opt.peak.gbps > 0 && !r.copy) c.gbps_pct = fixed(100 * gbps / opt.peak.gbps, 1);
-    if (r.flops_known) {
-      c.tflops = fixed(tflops, 2);
-      if (tflops_peak(r) > 0) c.tflops_pct = fixed(100 * tflops / tflops_peak(r), 1);
-    }
+Cells cells(const Peak& peak, const Row& r) {
+  Cells c;
+  if (r.rated == 0 && r.rec_calls > 0) {  // the recorded FLOPs alone: a TFLOP/s, no GB/s
+    const double tflops = r.rec_flops / (static_cast<double>(r.rec_ns) * 1e-9) / 1e12;
+    c.tflops = fixed(tflops, 2);
+    if (tflops_peak(peak, r) > 0) c.tflops_pct = fixed(100 * tflops / tflops_peak(peak, r), 1);
     return c;
-  };
-  // The footnote a row's "-" points to: the first reason one of its calls had none, or why a column is empty.
-  auto note_of = [&](const Row& r) {
-    if (r.rated == 0) return r.why;
-    if (r.copy) return static_cast<int>(kCopy);
-    if (!r.flops_known) return static_cast<int>(kNoFlops);
-    return r.rated < r.calls ? r.why : static_cast<int>(kNone);
-  };
-
-  if (opt.format != OutputFormat::Text) {
-    OutputTable rec;
-    rec.columns = {"name", "op", "category", "calls", "total_us", "mean_us", "gpu_pct", "bytes", "flops", "gbps",
-                   "gbps_pct", "tflops", "tflops_pct", "tensor_cores", "rated_calls", "note"};
-    rec.numeric = {false, false, false, true, true, true, true, true, true, true, true, true, true, false, true, false};
-    for (const Row& r : rows) {
-      const Cells c = cells(r);
-      const int note = note_of(r);
-      rec.rows.push_back({r.name, r.op, r.cat, std::to_string(r.calls), fmt::format("{:.3f}", r.total_ns / 1e3),
-                          fmt::format("{:.3f}", r.total_ns / 1e3 / r.calls),
-                          gpu_ns > 0 ? fmt::format("{:.2f}", 100.0 * r.total_ns / gpu_ns) : "",
-                          r.rated ? fmt::format("{:.0f}", r.bytes) : "",
-                          r.rated && r.flops_known ? fmt::format("{:.0f}", r.flops)
-                          : r.rec_calls              ? fmt::format("{:.0f}", r.rec_flops)
-                                                     : "",
-                          c.gbps, c.gbps_pct, c.tflops,
-                          c.tflops_pct, r.copy ? "" : r.tensor_cores ? "yes" : "no", std::to_string(r.rated),
-                          note == kNone ? (r.recorded ? kWhyText[kRecorded] : "")
-                                        : r.recorded || (r.rated == 0 && r.rec_calls) ? std::string(kWhyText[note]) + "; " + kWhyText[kRecorded]
-                                                                                      : kWhyText[note]});
-    }
-    return opt.format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
   }
+  if (r.rated == 0) return c;
+  const double s = static_cast<double>(r.rated_ns) * 1e-9;
+  const double gbps = r.bytes / s / 1e9, tflops = r.flops / s / 1e12;
+  c.gbps = gbps >= 10 || gbps == 0 ? fixed(gbps, 0) : fmt::format("{:.2g}", gbps);
+  if (peak.gbps > 0 && !r.copy) c.gbps_pct = fixed(100 * gbps / peak.gbps, 1);
+  if (r.flops_known) {
+    c.tflops = fixed(tflops, 2);
+    if (tflops_peak(peak, r) > 0) c.tflops_pct = fixed(100 * tflops / tflops_peak(peak, r), 1);
+  }
+  return c;
+}
 
-  // Footnote marks: [1], [2], ... in the order the reasons are first needed.
+// The footnote a row's "-" points to: the first reason one of its calls had none, or why a column is empty.
+int note_of(const Row& r) {
+  if (r.rated == 0) return r.why;
+  if (r.copy) return static_cast<int>(kWhyCopy);
+  if (!r.flops_known) return static_cast<int>(kWhyNoFlops);
+  return r.rated < r.calls ? r.why : static_cast<int>(kWhyNone);
+}
+
+OutputTable kernel_records(const KernelTable& table, const Peak& peak) {
+  OutputTable rec;
+  rec.columns = {"name", "op", "category", "calls", "total_us", "mean_us", "gpu_pct", "bytes", "flops", "gbps",
+                 "gbps_pct", "tflops", "tflops_pct", "tensor_cores", "rated_calls", "note"};
+  rec.numeric = {false, false, false, true, true, true, true, true, true, true, true, true, true, false, true, false};
+  const int64_t gpu_ns = table.gpu_ns;
+  for (const Row& r : table.rows) {
+    const Cells c = cells(peak, r);
+    const int note = note_of(r);
+    std::string note_text = note == kWhyNone ? (r.recorded ? kWhyText[kWhyRecorded] : "") : kWhyText[note];
+    if (note != kWhyNone && (r.recorded || (r.rated == 0 && r.rec_calls)))
+      note_text += std::string("; ") + kWhyText[kWhyRecorded];
+    rec.rows.push_back({r.name, r.op, r.cat, std::to_string(r.calls), fmt::format("{:.3f}", r.total_ns / 1e3),
+                        fmt::format("{:.3f}", r.total_ns / 1e3 / r.calls),
+                        gpu_ns > 0 ? fmt::format("{:.2f}", 100.0 * r.total_ns / gpu_ns) : "",
+                        r.rated ? fmt::format("{:.0f}", r.bytes) : "",
+                        r.rated && r.flops_known ? fmt::format("{:.0f}", r.flops)
+                        : r.rec_calls            ? fmt::format("{:.0f}", r.rec_flops)
+                                                 : "",
+                        c.gbps, c.gbps_pct, c.tflops, c.tflops_pct, r.copy ? "" : r.tensor_cores ? "yes" : "no",
+                        std::to_string(r.rated), note_text});
+  }
+  return rec;
+}
+
+// Footnote marks: [1], [2], ... in the order the reasons are first needed.
+struct Footnotes {
   std::vector<int> used;
-  bool partial = false;
-  auto mark = [&](int why) -> std::string {
-    if (why == kNone) return "";
+  std::string mark(int why) {
+    if (why == kWhyNone) return "";
     auto it = std::find(used.begin(), used.end(), why);
     if (it == used.end()) {
       used.push_back(why);
       it = used.end() - 1;
     }
     return fmt::format("[{}]", it - used.begin() + 1);
-  };
-  auto dash = [](const std::string& s, const std::string& m) { return s.empty() ? "-" + m : s; };
+  }
+};
 
+// The peak line and the column heads.
+std::string kernels_head(const KernelViewOptions& opt, size_t name_w) {
   std::string out;
-  const std::string gb_h = opt.peak.gbps > 0 ? opt.gbps_peak_label : "";
-  const std::string tf_h = opt.peak.tflops > 0 ? opt.tflops_peak_label : "";
-  const int numbers = opt.compact ? 10 + 10 + 9 + 10 + 9 : 7 + 11 + 10 + 7 + 10 + 9 + 10 + 9 + 4;
-  const size_t name_w = static_cast<size_t>(std::max(30, opt.width - 2 - numbers));
-  auto label = [&](const Row& r) {
-    const std::string op = r.op.empty() ? (r.copy ? "" : " (?)") : " (" + printable(r.op) + ")";
-    return shortened(kernel_display_name(printable(r.name)), name_w > op.size() + 8 ? name_w - op.size() : 8) + op;
-  };
   if (!opt.compact) {
     if (opt.peak.tflops > 0 || opt.peak.gbps > 0) {
       std::string tflops = opt.peak.tflops > 0 ? fmt::format("{:g} TFLOP/s", opt.peak.tflops) : "- TFLOP/s";
@@ -255,25 +122,44 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
       out += "peak: none (the trace names no GPU of known peaks; give --peak-tflops and --peak-gbps for % columns)\n";
     }
   }
+  const std::string gb_h = opt.peak.gbps > 0 ? opt.gbps_peak_label : "";
+  const std::string tf_h = opt.peak.tflops > 0 ? opt.tflops_peak_label : "";
   if (opt.compact) {
     out += fmt::format("  {:<{}} {:>9} {:>9} {:>8} {:>9} {:>8}\n", "kernel (op)", name_w, "time", "GB/s",
                        opt.gbps_peak_label, "TFLOP/s", opt.tflops_peak_label);
   } else {
-    out += fmt::format("  {:<{}} {:>6} {:>10} {:>9} {:>6} {:>9} {:>8} {:>9} {:>8} {:>3}\n",
-                       opt.all ? "kernel, copy or set (op)" : "kernel, copy or set (op)", name_w, "calls", "total us",
-                       "mean us", "% GPU", "GB/s", gb_h, "TFLOP/s", tf_h, "TC");
+    out += fmt::format("  {:<{}} {:>6} {:>10} {:>9} {:>6} {:>9} {:>8} {:>9} {:>8} {:>3}\n", "kernel, copy or set (op)",
+                       name_w, "calls", "total us", "mean us", "% GPU", "GB/s", gb_h, "TFLOP/s", tf_h, "TC");
   }
-  for (const Row& r : rows) {
-    const Cells c = cells(r);
+  return out;
+}
+
+std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt) {
+  const int numbers = opt.compact ? 10 + 10 + 9 + 10 + 9 : 7 + 11 + 10 + 7 + 10 + 9 + 10 + 9 + 4;
+  const size_t name_w = static_cast<size_t>(std::max(30, opt.width - 2 - numbers));
+  auto label = [&](const Row& r) {
+    const std::string op = r.op.empty() ? (r.copy ? "" : " (?)") : " (" + printable(r.op) + ")";
+    return shortened(kernel_display_name(printable(r.name)), name_w > op.size() + 8 ? name_w - op.size() : 8) + op;
+  };
+  auto dash = [](const std::string& s, const std::string& m) { return s.empty() ? "-" + m : s; };
+  const std::string gb_h = opt.peak.gbps > 0 ? opt.gbps_peak_label : "";
+  const std::string tf_h = opt.peak.tflops > 0 ? opt.tflops_peak_label : "";
+  const int64_t gpu_ns = table.gpu_ns;
+  Footnotes notes;
+  bool partial = false;
+  std::string out = kernels_head(opt, name_w);
+  for (const Row& r : table.rows) {
+    const Cells c = cells(opt.peak, r);
     // A partly rated row: the figure is over the calls whose work is known ("*"), the mark says why not all.
-    const std::string part = r.rated > 0 && r.rated < r.calls ? "*" + mark(r.why) : "";
+    const std::string part = r.rated > 0 && r.rated < r.calls ? "*" + notes.mark(r.why) : "";
     partial = partial || !part.empty() || (r.rated == 0 && r.rec_calls > 0 && r.rec_calls < r.calls);
-    const std::string gbps = r.rated == 0 ? "-" + mark(r.why) : c.gbps + part;
-    const std::string tflops = r.rated == 0 && r.rec_calls ? c.tflops + (r.rec_calls < r.calls ? "*" : "") + mark(kRecorded)
-                               : r.rated == 0 ? "-" + mark(r.why)
-                               : r.copy     ? "-" + mark(kCopy)
-                               : !r.flops_known ? "-" + mark(kNoFlops)
-                                                : c.tflops + part + (r.recorded ? mark(kRecorded) : "");
+    const std::string gbps = r.rated == 0 ? "-" + notes.mark(r.why) : c.gbps + part;
+    const std::string tflops =
+        r.rated == 0 && r.rec_calls ? c.tflops + (r.rec_calls < r.calls ? "*" : "") + notes.mark(kWhyRecorded)
+        : r.rated == 0              ? "-" + notes.mark(r.why)
+        : r.copy                    ? "-" + notes.mark(kWhyCopy)
+        : !r.flops_known            ? "-" + notes.mark(kWhyNoFlops)
+                                    : c.tflops + part + (r.recorded ? notes.mark(kWhyRecorded) : "");
     const std::string gpct = gb_h.empty() && !opt.compact ? "" : dash(c.gbps_pct, "");
     const std::string tpct = tf_h.empty() && !opt.compact ? "" : dash(c.tflops_pct, "");
     if (opt.compact) {
@@ -287,12 +173,21 @@ std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) 
     }
   }
   if (!opt.compact) {
-    out += fmt::format("  {} GPU activities, {:.1f} us of GPU time{}\n", acts.size(), gpu_ns / 1e3,
-                       rows.empty() ? " (the trace holds no kernel, copy or set)" : "");
+    out += fmt::format("  {} GPU activities, {:.1f} us of GPU time{}\n", table.activities, gpu_ns / 1e3,
+                       table.rows.empty() ? " (the trace holds no kernel, copy or set)" : "");
   }
   if (partial) out += "  * over the calls whose work is known; the mark beside it says why the others' is not\n";
-  for (size_t k = 0; k < used.size(); ++k) out += fmt::format("  [{}] {}\n", k + 1, kWhyText[used[k]]);
+  for (size_t k = 0; k < notes.used.size(); ++k) out += fmt::format("  [{}] {}\n", k + 1, kWhyText[notes.used[k]]);
   return out;
+}
+
+}  // namespace
+
+std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) {
+  const KernelTable table = kernel_table(index, opt.step, opt.all);
+  if (opt.format == OutputFormat::Text) return kernels_text(table, opt);
+  const OutputTable rec = kernel_records(table, opt.peak);
+  return opt.format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
 }
 
 }  // namespace ladder

@@ -2,27 +2,17 @@
 // of the GPU time and, where the trace says how much work it did, its GB/s and TFLOP/s against a peak. The chapters
 // print their kernel table through the same code, with the ceilings they measured as the peaks.
 //
-// Where the work comes from: a kernel's bytes and FLOPs are its launching op's (trace/work.h, from the op's recorded
-// "Input Dims" and "Input type"), and only when that op launched this one kernel: an op that launched several does
-// not say how its work splits between them. A copy or set has its own "bytes" and no FLOPs.
+// The rows and where their work comes from: kernel_table.h.
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <vector>
 
 #include "trace/index.h"
+#include "trace/kernel_table.h"
 #include "trace/peaks.h"
 #include "trace/output_table.h"
 
 namespace ladder {
-
-// Tensor cores, as far as the kernel's name says it (the rule, case-insensitive): "simt" in the name says no; else
-// yes for cuBLASLt's nvjet_*, any name with wgmma, hmma, imma, tensorop, cutlass, flash or fmha, the MMA shape tags
-// of cuBLAS's older GEMMs (884gemm, 1688gemm, 16816gemm), and xmma_* GEMMs unless their types are plain FP32
-// ("f32f32_f32f32_f32" without "tf32": cuBLAS runs those on the FP32 units). Any other name: no (Triton's and
-// hand-written kernels do not say, so "no" there means "the name does not say").
-bool uses_tensor_cores(const std::string& kernel_name);
 
 struct KernelViewOptions {
   int step = -1;       // the index in index.steps() of the one step to show; -1: the whole trace

@@ -8,6 +8,7 @@
 #include "trace/output_table.h"
 
 #include "trace/index.h"
+#include "trace/key_averages_rows.h"
 #include "trace/trace.h"
 
 namespace ladder {
@@ -19,13 +20,9 @@ namespace ladder {
 std::string summary_table(const TraceIndex& index, int row_limit = 100);
 std::string summary_table(const Trace& trace, int row_limit = 100);
 
-// What key_averages(...).table(...) takes, and more.
-struct TableOptions {
-  int row_limit = 100;                      // -1: every row
-  std::string sort_by = "cuda_time_total";  // one of table_sort_keys()
-  int name_width = 55;                      // torch's max_name_column_width: longer names are cut to it
-  bool group_by_input_shape = false;        // key_averages(group_by_input_shape=True): rows per name and shapes
-  std::string filter;                       // an ECMAScript regex searched in each row's name ("mm" matches aten::mm)
+// What key_averages(...).table(...) takes, and more: the rows' options (key_averages_rows.h) and the layout's.
+struct TableOptions : KeyAveragesOptions {
+  int name_width = 55;  // torch's max_name_column_width: longer names are cut to it
   OutputFormat format = OutputFormat::Text;
 };
 // The table as torch prints it; with profile_memory (Trace::profile_memory) the CPU Mem / Self CPU Mem columns, and
@@ -35,7 +32,9 @@ struct TableOptions {
 // the smallest positive row), "--" for a row without; as CSV/JSON a "flops" column of plain FLOPs. Throws UsageError
 // for an unknown sort key or a filter that is not a regex.
 std::string summary_table(const TraceIndex& index, const TableOptions& options);
-// torch's sort keys: cpu_time_total, self_cpu_time_total, cuda_time_total, ...; count.
-const std::vector<std::string>& table_sort_keys();
+
+// The figures laid out as torch's table (options.name_width, group_by_input_shape), or as records for CSV/JSON.
+std::string key_averages_text(const KeyAverages& table, const TableOptions& options);
+OutputTable key_averages_records(const KeyAverages& table, bool group_by_input_shape);
 
 }  // namespace ladder

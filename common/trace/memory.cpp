@@ -54,26 +54,16 @@ struct OpKeyHash {
   }
 };
 
-}  // namespace
+// The windows: the steps asked for, each [ts, end]; a trace without steps is one window over every record.
+struct Window {
+  int step;
+  int64_t t0, t1;
+};
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
 
-MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
-  const Trace& t = index.trace();
-  check_step_index(index, k);
-  const std::vector<MemoryRecord>& rec = t.memory;
-  const size_t n = rec.size();
-  MemoryReport rep;
-  rep.whole_trace = index.whole_trace() || all_records;
-  rep.records = static_cast<int64_t>(n);
-  if (n == 0) return rep;
-
-  // The windows: the steps asked for, each [ts, end]; a trace without steps is one window over every record.
-  struct Window {
-    int step;
-    int64_t t0, t1;
-  };
+std::vector<Window> memory_windows(const TraceIndex& index, int k, bool all_records) {
   std::vector<Window> windows;
   const auto& steps = index.steps();
-  constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
   if (all_records) windows.push_back({-1, kMin, kMax});
   for (size_t s = 0; s < steps.size() && !all_records; ++s) {
     if (k >= 0 && static_cast<int>(s) != k) continue;
@@ -83,37 +73,53 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
       windows.push_back({static_cast<int>(s), steps[s].ts_ns, steps[s].end_ns});
     }
   }
-  // The window of time `ts`, or -1 (steps do not overlap: the last one starting at or before ts, if it holds ts).
-  auto window_at = [&](int64_t ts) {
-    auto it = std::upper_bound(windows.begin(), windows.end(), ts, [](int64_t v, const Window& w) { return v < w.t0; });
-    if (it == windows.begin()) return -1;
-    --it;
-    return ts <= it->t1 ? static_cast<int>(it - windows.begin()) : -1;
-  };
+  return windows;
+}
 
-  // 1. Time order, devices, levels.
-  std::vector<uint32_t> order(n);
+// The window of time `ts`, or -1 (steps do not overlap: the last one starting at or before ts, if it holds ts).
+int window_at(const std::vector<Window>& windows, int64_t ts) {
+  auto it = std::upper_bound(windows.begin(), windows.end(), ts, [](int64_t v, const Window& w) { return v < w.t0; });
+  if (it == windows.begin()) return -1;
+  --it;
+  return ts <= it->t1 ? static_cast<int>(it - windows.begin()) : -1;
+}
+
+// 1. Time order, devices, levels.
+struct Levels {
+  std::vector<uint32_t> order;                // the records in time order
+  std::vector<std::pair<int, int>> devices;   // (type, id): CPU (0, -1) first, then cuda:0, ...
+  std::vector<uint16_t> dev;                  // per record, its device: 2 bytes a record (a 1 GB trace holds millions)
+  std::vector<std::vector<uint32_t>> by_dev;  // each device's records in time order
+  std::vector<int64_t> level;                 // per record: the allocated level after it
+  std::vector<char> totals;                   // per device: the records carry "Total Allocated"
+};
+
+Levels memory_levels(const std::vector<MemoryRecord>& rec) {
+  const size_t n = rec.size();
+  Levels lv;
+  std::vector<uint32_t>& order = lv.order;
+  order.resize(n);
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return rec[a].ts_ns < rec[b].ts_ns; });
-  std::map<std::pair<int, int>, int> device_of_key;  // (type, id): CPU (0, -1) sorts first, then cuda:0, ...
+  std::map<std::pair<int, int>, int> device_of_key;
   for (const MemoryRecord& m : rec) device_of_key.emplace(std::make_pair(m.device_type, m.device_id), 0);
-  std::vector<std::pair<int, int>> devices;
   for (auto& [key, d] : device_of_key) {
-    d = static_cast<int>(devices.size());
-    devices.push_back(key);
+    d = static_cast<int>(lv.devices.size());
+    lv.devices.push_back(key);
   }
-  const size_t nd = devices.size();
-  std::vector<uint16_t> dev(n);  // 2 bytes a record: a 1 GB trace holds millions
-  std::vector<std::vector<uint32_t>> by_dev(nd);  // each device's records in time order
-  std::vector<int64_t> level(n), running(nd, 0);
-  std::vector<char> totals(nd, 1);
+  const size_t nd = lv.devices.size();
+  lv.dev.resize(n);
+  lv.by_dev.resize(nd);
+  lv.level.resize(n);
+  lv.totals.assign(nd, 1);
+  std::vector<int64_t> running(nd, 0);
   for (const MemoryRecord& m : rec) {
-    if (m.total_allocated < 0) totals[static_cast<size_t>(device_of_key[{m.device_type, m.device_id}])] = 0;
+    if (m.total_allocated < 0) lv.totals[static_cast<size_t>(device_of_key[{m.device_type, m.device_id}])] = 0;
   }
   for (const uint32_t i : order) {
     const int d = device_of_key[{rec[i].device_type, rec[i].device_id}];
-    dev[i] = static_cast<uint16_t>(d);
-    by_dev[static_cast<size_t>(d)].push_back(i);
+    lv.dev[i] = static_cast<uint16_t>(d);
+    lv.by_dev[static_cast<size_t>(d)].push_back(i);
     int64_t& run = running[static_cast<size_t>(d)];
     run += rec[i].bytes;  // both within kMaxMemoryBytes: no overflow, and the level is checked against it
     if (run > kMaxMemoryBytes || run < -kMaxMemoryBytes) {
@@ -121,74 +127,124 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
                                    "allocator records", memory_device_name(rec[i].device_type, rec[i].device_id),
                                    run, static_cast<double>(rec[i].ts_ns) / 1e3));
     }
-    level[i] = totals[static_cast<size_t>(d)] ? rec[i].total_allocated : running[static_cast<size_t>(d)];
+    lv.level[i] = lv.totals[static_cast<size_t>(d)] ? rec[i].total_allocated : running[static_cast<size_t>(d)];
   }
+  return lv;
+}
 
-  // 2. Per window and device: the start level, the curve, the peaks, and where the allocated peak is.
-  struct Want {
-    size_t window;  // in rep.windows
-    int64_t pos;    // in by_dev[d]: the peak is the level after this record; -1 before the device's first
-  };
-  std::vector<std::vector<Want>> wants(nd);
+// 2. Per window and device: the start level, the curve, the peaks, and where the allocated peak is.
+struct Want {
+  size_t window;  // in rep.windows
+  int64_t pos;    // in by_dev[d]: the peak is the level after this record; -1 before the device's first
+};
+
+// Window w on device d, whose records there are by_dev[d][lo, hi); `peak_pos` gets where its allocated peak is.
+MemoryWindow window_on_device(const std::vector<MemoryRecord>& rec, const Levels& lv, const Window& w, size_t d,
+                              int64_t lo, int64_t hi, int64_t& peak_pos) {
+  const auto& list = lv.by_dev[d];
+  const auto& level = lv.level;
+  MemoryWindow mw;
+  mw.step = w.step;
+  mw.device_type = lv.devices[d].first;
+  mw.device_id = lv.devices[d].second;
+  mw.device = memory_device_name(mw.device_type, mw.device_id);
+  mw.totals = lv.totals[d] != 0;
+  const MemoryRecord& first = rec[list[static_cast<size_t>(lo)]];
+  const bool before = lo > 0;
+  mw.start_allocated = before ? level[list[static_cast<size_t>(lo - 1)]] : level[list[0]] - first.bytes;
+  const int64_t start_reserved = before ? rec[list[static_cast<size_t>(lo - 1)]].total_reserved : first.total_reserved;
+  const int64_t t0 = w.t0 == kMin ? first.ts_ns : w.t0;
+  mw.curve.reserve(static_cast<size_t>(hi - lo + 1));
+  mw.curve.push_back({t0, mw.start_allocated, start_reserved});
+  mw.peak_allocated = mw.start_allocated;
+  mw.peak_ts_ns = t0;
+  mw.peak_reserved = before ? start_reserved : -1;
+  peak_pos = lo - 1;
+  for (auto p = lo; p < hi; ++p) {
+    const MemoryRecord& m = rec[list[static_cast<size_t>(p)]];
+    const int64_t a = level[list[static_cast<size_t>(p)]];
+    ++mw.records;
+    ++(m.bytes > 0 ? mw.allocations : mw.frees);
+    mw.curve.push_back({m.ts_ns, a, m.total_reserved});
+    mw.peak_reserved = std::max(mw.peak_reserved, m.total_reserved);
+    if (a > mw.peak_allocated) {
+      mw.peak_allocated = a;
+      mw.peak_ts_ns = m.ts_ns;
+      peak_pos = p;
+    }
+  }
+  mw.end_allocated = mw.curve.back().allocated;
+  return mw;
+}
+
+// Every window on every device with records in it, into rep.windows; per device, where each window's peak is.
+std::vector<std::vector<Want>> window_curves(const std::vector<MemoryRecord>& rec, const Levels& lv,
+                                             const std::vector<Window>& windows, MemoryReport& rep) {
+  std::vector<std::vector<Want>> wants(lv.devices.size());
   for (const Window& w : windows) {
-    for (size_t d = 0; d < nd; ++d) {
-      const auto& list = by_dev[d];
+    for (size_t d = 0; d < lv.devices.size(); ++d) {
+      const auto& list = lv.by_dev[d];
       const auto lo = std::lower_bound(list.begin(), list.end(), w.t0,
                                        [&](uint32_t i, int64_t v) { return rec[i].ts_ns < v; }) - list.begin();
       const auto hi = std::upper_bound(list.begin(), list.end(), w.t1,
                                        [&](int64_t v, uint32_t i) { return v < rec[i].ts_ns; }) - list.begin();
       if (lo == hi) continue;
-      MemoryWindow mw;
-      mw.step = w.step;
-      mw.device_type = devices[d].first;
-      mw.device_id = devices[d].second;
-      mw.device = memory_device_name(mw.device_type, mw.device_id);
-      mw.totals = totals[d] != 0;
-      const MemoryRecord& first = rec[list[static_cast<size_t>(lo)]];
-      const bool before = lo > 0;
-      mw.start_allocated = before ? level[list[static_cast<size_t>(lo - 1)]] : level[list[0]] - first.bytes;
-      const int64_t start_reserved = before ? rec[list[static_cast<size_t>(lo - 1)]].total_reserved : first.total_reserved;
-      const int64_t t0 = w.t0 == kMin ? first.ts_ns : w.t0;
-      mw.curve.reserve(static_cast<size_t>(hi - lo + 1));
-      mw.curve.push_back({t0, mw.start_allocated, start_reserved});
-      mw.peak_allocated = mw.start_allocated;
-      mw.peak_ts_ns = t0;
-      mw.peak_reserved = before ? start_reserved : -1;
-      int64_t peak_pos = lo - 1;
-      for (auto p = lo; p < hi; ++p) {
-        const MemoryRecord& m = rec[list[static_cast<size_t>(p)]];
-        const int64_t a = level[list[static_cast<size_t>(p)]];
-        ++mw.records;
-        ++(m.bytes > 0 ? mw.allocations : mw.frees);
-        mw.curve.push_back({m.ts_ns, a, m.total_reserved});
-        mw.peak_reserved = std::max(mw.peak_reserved, m.total_reserved);
-        if (a > mw.peak_allocated) {
-          mw.peak_allocated = a;
-          mw.peak_ts_ns = m.ts_ns;
-          peak_pos = p;
-        }
-      }
-      mw.end_allocated = mw.curve.back().allocated;
+      int64_t peak_pos = 0;
+      MemoryWindow mw = window_on_device(rec, lv, w, d, lo, hi, peak_pos);
       wants[d].push_back({rep.windows.size(), peak_pos});
       rep.windows.push_back(std::move(mw));
     }
   }
+  return wants;
+}
 
-  // 3. The op that holds each record, per thread: the thread's cpu_op and user_annotation ranges in time order
-  // (parents first), swept with a stack of the ranges open at the record's time.
+// 3. The op that holds each record, per thread: the thread's cpu_op and user_annotation ranges in time order (parents
+// first), swept with a stack of the ranges open at the record's time.
+struct Holders {
+  std::vector<int> made_by;  // per record: the innermost cpu_op holding it, -1 if none
+  std::unordered_map<std::string_view, int> name_id;
+  std::vector<std::string_view> names;
+  std::unordered_map<OpKey, OpMemory, OpKeyHash> stats;  // per window, device and operator name
+};
+
+// The record m, held by the ranges on `stack` (innermost last), counted in window w for each operator among them.
+void count_record(const TraceIndex& index, const std::vector<int>& stack, const MemoryRecord& m, int w, int device,
+                  Holders& h) {
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    const Event& e = index.event(*it);
+    if (!is_operator(e)) continue;
+    auto [nit, fresh] = h.name_id.emplace(e.name, static_cast<int>(h.names.size()));
+    if (fresh) h.names.push_back(e.name);
+    OpMemory& s = h.stats[OpKey{w, device, nit->second}];
+    const bool self = it == stack.rbegin();
+    s.increase = add_bytes(s.increase, m.bytes);
+    if (self) s.self_increase = add_bytes(s.self_increase, m.bytes);
+    if (m.bytes > 0) {
+      ++s.allocation_count;
+      s.allocation_size = add_bytes(s.allocation_size, m.bytes);
+      if (self) {
+        ++s.self_allocation_count;
+        s.self_allocation_size = add_bytes(s.self_allocation_size, m.bytes);
+      }
+    }
+  }
+}
+
+Holders hold_records(const TraceIndex& index, const Levels& lv, const std::vector<Window>& windows,
+                     MemoryReport& rep) {
+  const std::vector<MemoryRecord>& rec = index.trace().memory;
   std::unordered_map<int64_t, std::vector<uint32_t>> recs_of_tid;
-  for (const uint32_t i : order) recs_of_tid[rec[i].tid].push_back(i);
+  for (const uint32_t i : lv.order) recs_of_tid[rec[i].tid].push_back(i);
   std::unordered_map<int64_t, std::vector<int>> ops_of_tid;
   for (const int i : index.host_order()) {
     const Event& e = index.event(i);
-    if ((e.cat == Cat::CpuOp || e.cat == Cat::UserAnnotation) && e.pid == t.pid && recs_of_tid.count(e.tid)) {
+    if ((e.cat == Cat::CpuOp || e.cat == Cat::UserAnnotation) && e.pid == index.trace().pid &&
+        recs_of_tid.count(e.tid)) {
       ops_of_tid[e.tid].push_back(i);
     }
   }
-  std::vector<int> made_by(n, -1);  // the innermost cpu_op holding the record
-  std::unordered_map<std::string_view, int> name_id;
-  std::vector<std::string_view> names;
-  std::unordered_map<OpKey, OpMemory, OpKeyHash> stats;
+  Holders h;
+  h.made_by.assign(rec.size(), -1);
   std::vector<int> stack;
   for (const auto& [tid, recs] : recs_of_tid) {
     static const std::vector<int> kNone;
@@ -206,54 +262,41 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
       while (!stack.empty() && index.event(stack.back()).end_ns() <= ts) stack.pop_back();
       for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
         if (index.event(*it).cat == Cat::CpuOp) {
-          made_by[r] = *it;
+          h.made_by[r] = *it;
           break;
         }
       }
-      const int w = window_at(ts);
+      const int w = window_at(windows, ts);
       if (w < 0) continue;
       if (stack.empty() || !is_operator(index.event(stack.back()))) {
         ++rep.unattributed;
         continue;
       }
-      const MemoryRecord& m = rec[r];
-      for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-        const Event& e = index.event(*it);
-        if (!is_operator(e)) continue;
-        auto [nit, fresh] = name_id.emplace(e.name, static_cast<int>(names.size()));
-        if (fresh) names.push_back(e.name);
-        OpMemory& s = stats[OpKey{w, dev[r], nit->second}];
-        const bool self = it == stack.rbegin();
-        s.increase = add_bytes(s.increase, m.bytes);
-        if (self) s.self_increase = add_bytes(s.self_increase, m.bytes);
-        if (m.bytes > 0) {
-          ++s.allocation_count;
-          s.allocation_size = add_bytes(s.allocation_size, m.bytes);
-          if (self) {
-            ++s.self_allocation_count;
-            s.self_allocation_size = add_bytes(s.self_allocation_size, m.bytes);
-          }
-        }
-      }
+      count_record(index, stack, rec[r], w, lv.dev[r], h);
     }
   }
-  // Calls: the operators of each name that start in the window.
+  return h;
+}
+
+// The per-op rows, with their calls: the operators of each name that start in the window.
+void op_rows(const TraceIndex& index, const std::vector<Window>& windows, const Levels& lv, Holders& h,
+             MemoryReport& rep) {
   std::unordered_map<int64_t, int64_t> calls;  // (window << 32 | name) -> operators
-  if (!stats.empty()) {
+  if (!h.stats.empty()) {
     for (const int i : index.host_order()) {
       const Event& e = index.event(i);
       if (!is_operator(e)) continue;
-      auto it = name_id.find(e.name);
-      if (it == name_id.end()) continue;
-      const int w = window_at(e.ts_ns);
+      auto it = h.name_id.find(e.name);
+      if (it == h.name_id.end()) continue;
+      const int w = window_at(windows, e.ts_ns);
       if (w >= 0) ++calls[(int64_t{w} << 32) | it->second];
     }
   }
-  for (auto& [key, s] : stats) {
+  for (auto& [key, s] : h.stats) {
     s.step = windows[static_cast<size_t>(key.window)].step;
-    s.device = memory_device_name(devices[static_cast<size_t>(key.device)].first,
-                                  devices[static_cast<size_t>(key.device)].second);
-    s.name = std::string(names[static_cast<size_t>(key.name)]);
+    s.device = memory_device_name(lv.devices[static_cast<size_t>(key.device)].first,
+                                  lv.devices[static_cast<size_t>(key.device)].second);
+    s.name = std::string(h.names[static_cast<size_t>(key.name)]);
     s.calls = calls[(int64_t{key.window} << 32) | key.name];
     rep.ops.push_back(std::move(s));
   }
@@ -263,9 +306,13 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
     if (a.allocation_size != b.allocation_size) return a.allocation_size > b.allocation_size;
     return a.name < b.name;
   });
+}
 
-  // 4. The blocks alive at each peak: per device, the open allocations by Addr, copied out after the peak's record.
-  for (size_t d = 0; d < nd; ++d) {
+// 4. The blocks alive at each peak: per device, the open allocations by Addr, copied out after the peak's record.
+void alive_at_peaks(const TraceIndex& index, const Levels& lv, std::vector<std::vector<Want>>& wants,
+                    const std::vector<int>& made_by, MemoryReport& rep) {
+  const std::vector<MemoryRecord>& rec = index.trace().memory;
+  for (size_t d = 0; d < lv.devices.size(); ++d) {
     auto& want = wants[d];
     std::stable_sort(want.begin(), want.end(), [](const Want& a, const Want& b) { return a.pos < b.pos; });
     std::unordered_map<int64_t, uint32_t> open;
@@ -285,7 +332,7 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
       }
     };
     copy_out(-1);
-    const auto& list = by_dev[d];
+    const auto& list = lv.by_dev[d];
     for (size_t p = 0; p < list.size() && next < want.size(); ++p) {
       const MemoryRecord& m = rec[list[p]];
       if (m.addr >= 0) {
@@ -298,6 +345,23 @@ MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
       copy_out(static_cast<int64_t>(p));
     }
   }
+}
+
+}  // namespace
+
+MemoryReport memory_report(const TraceIndex& index, int k, bool all_records) {
+  check_step_index(index, k);
+  const std::vector<MemoryRecord>& rec = index.trace().memory;
+  MemoryReport rep;
+  rep.whole_trace = index.whole_trace() || all_records;
+  rep.records = static_cast<int64_t>(rec.size());
+  if (rec.empty()) return rep;
+  const std::vector<Window> windows = memory_windows(index, k, all_records);
+  const Levels lv = memory_levels(rec);
+  std::vector<std::vector<Want>> wants = window_curves(rec, lv, windows, rep);
+  Holders h = hold_records(index, lv, windows, rep);
+  op_rows(index, windows, lv, h, rep);
+  alive_at_peaks(index, lv, wants, h.made_by, rep);
   return rep;
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/ranks_view.h"
+#include "trace/ranks_figures.h"
 
 namespace ladder {
 

@@ -20,29 +20,6 @@ constexpr const char* kStyle =
     ".ra{fill:#b9cdee}.rt{fill:#d6d6d6}.co{fill:#7fb8e6}.cm{fill:#f58518}.cp{fill:#d7b5ee}.mg{fill:#8a8a8a}"
     ".w{fill:#d62728;fill-opacity:0.45;stroke:none}.j{stroke:#333;stroke-width:1.2;fill:none;stroke-dasharray:3 2}";
 
-std::string xml(const std::string& s) {  // escaped for text and attributes; control bytes dropped
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) out += c;
-    }
-  }
-  return out;
-}
-
 std::string us(int64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1e3); }
 
 const char* css(RankBar::Kind k, int count) {
@@ -95,22 +72,20 @@ std::string ranks_svg(const RanksPicture& p, const std::string& title, int width
       "\n<style>{2}</style>\n<rect x=\"0\" y=\"0\" width=\"{0:.0f}\" height=\"{1:.0f}\" fill=\"#ffffff\" "
       "stroke=\"none\"/>\n",
       W, H, kStyle);
-  put("<text class=\"t\" x=\"12\" y=\"22\">{} \u00b7 {} \u00b7 {} rank{} \u00b7 {}</text>\n", xml(title), xml(p.step),
-      p.ranks.size(), p.ranks.size() == 1 ? "" : "s", xml(straggler));
+  put("<text class=\"t\" x=\"12\" y=\"22\">{} \u00b7 {} \u00b7 {} rank{} \u00b7 {}</text>\n", xml_text(title),
+      xml_text(p.step), p.ranks.size(), p.ranks.size() == 1 ? "" : "s", xml_text(straggler));
   put("<text class=\"s\" x=\"12\" y=\"40\">{} us on one clock (CLOCK_REALTIME of each rank's host); {} collective{} "
       "joined across ranks{}</text>\n",
       us(span), p.joins.size(), p.joins.size() == 1 ? "" : "s",
       p.unmatched ? fmt::format(", {} held by some ranks only (not joined)", p.unmatched) : "");
-  // The time axis: about 8 ticks at a round step.
-  double step_us = 0.001;  // 1, 2 or 5 times a power of ten
-  for (int k = 0; span / 1e3 / step_us > 10; ++k) step_us = (k % 3 == 1 ? 2.5 : 2) * step_us;
+  // The time axis: ticks at 1, 2 or 5 times a power of ten us (text.h, as every picture's axis), grid lines down the
+  // lanes.
   put("<line class=\"ax\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>\n", x0, kTop - 8, x1, kTop - 8);
-  for (double t = 0; t * 1e3 <= span; t += step_us) {
-    const double x = X(t0 + static_cast<int64_t>(t * 1e3));
+  for (const AxisTick& tick : time_axis_ticks(span, 10)) {
     put("<line class=\"g\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/><text class=\"x\" "
-        "x=\"{0:.1f}\" "
-        "y=\"{3:.1f}\" text-anchor=\"middle\">{4:g} us</text>\n",
-        x, kTop - 8, y - kGroupGap, kTop - 14, t);
+        "x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"{4}\">{5}</text>\n",
+        X(t0 + tick.offset_ns), kTop - 8, y - kGroupGap, kTop - 14, tick.offset_ns == 0 ? "start" : "middle",
+        tick.label);
   }
   for (size_t r = 0; r < p.ranks.size(); ++r) {
     const RankLanes& rk = p.ranks[r];
@@ -122,17 +97,18 @@ std::string ranks_svg(const RanksPicture& p, const std::string& title, int width
         strag ? " \u00b7 straggler: the others wait for it" : "");
     if (rk.lanes.empty())
       put("<text class=\"s\" x=\"{:.1f}\" y=\"{:.1f}\">no {} in this rank's trace</text>\n", x0, group_top[r] + 13,
-          xml(p.step));
+          xml_text(p.step));
     for (size_t l = 0; l < rk.lanes.size(); ++l) {
       const RankLane& lane = rk.lanes[l];
       const double ly = lane_y[r][l], h = lane_height(lane) - 3;
-      put("<text class=\"l\" x=\"12\" y=\"{:.1f}\">{}</text>\n", ly + h - 2, xml(shortened(printable(lane.label), 28)));
+      put("<text class=\"l\" x=\"12\" y=\"{:.1f}\">{}</text>\n", ly + h - 2,
+          xml_text(shortened(printable(lane.label), 28)));
       for (const RankBar& b : lane.bars) {
         const double a = X(b.ts_ns), w = std::max(0.5, X(b.end_ns) - a);
         put("<rect class=\"{}\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\"><title>{}: {} us"
             "</title></rect>\n",
             css(b.kind, b.count), a, ly, w, h,
-            b.count > 1 ? fmt::format("{} events narrower than a pixel", b.count) : xml(b.name),
+            b.count > 1 ? fmt::format("{} events narrower than a pixel", b.count) : xml_text(b.name),
             us(b.end_ns - b.ts_ns));
       }
     }
@@ -156,8 +132,8 @@ std::string ranks_svg(const RanksPicture& p, const std::string& title, int width
       pts += fmt::format("{}{:.2f},{:.1f}", pts.empty() ? "" : " ", X(j.end[r]),
                          lane_y[r][static_cast<size_t>(j.lane[r])] + (lane_height(lane) - 3) / 2);
     }
-    put("<polyline class=\"j\" points=\"{}\"><title>{}: rank {} arrived last</title></polyline>\n", pts, xml(j.name),
-        p.ranks[static_cast<size_t>(j.last)].rank);
+    put("<polyline class=\"j\" points=\"{}\"><title>{}: rank {} arrived last</title></polyline>\n", pts,
+        xml_text(j.name), p.ranks[static_cast<size_t>(j.last)].rank);
   }
   // The legend.
   struct Key {

@@ -7,7 +7,6 @@
 #include <cstdint>
 
 #include "base/error.h"
-#include "trace/output_table.h"
 #include "trace/text.h"
 
 namespace ladder {
@@ -49,34 +48,6 @@ std::vector<StepStats> step_stats(const TraceIndex& index) {
 
 std::vector<StepStats> step_stats(const Trace& trace) { return step_stats(TraceIndex(trace)); }
 
-std::string regime_table(const TraceIndex& index) { return regime_table(index, OutputFormat::Text); }
-
-std::string regime_table(const TraceIndex& index, OutputFormat format) {
-  if (format != OutputFormat::Text) {
-    OutputTable rec;
-    rec.columns = {"step", "kernels", "wall_us", "gpu_busy_us", "busy_pct", "cpu_launch_us", "cpu_sync_us"};
-    rec.numeric = {false, true, true, true, true, true, true};
-    for (const StepStats& s : step_stats(index)) {
-      rec.rows.push_back({s.name, fmt::format("{}", s.kernels), fmt::format("{:.3f}", s.dur_ns / 1e3),
-                          fmt::format("{:.3f}", s.gpu_busy_ns / 1e3),
-                          fmt::format("{:.2f}", s.dur_ns ? 100.0 * s.gpu_busy_ns / s.dur_ns : 0.0),
-                          fmt::format("{:.3f}", s.launch_ns / 1e3), fmt::format("{:.3f}", s.sync_ns / 1e3)});
-    }
-    return format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
-  }
-  std::string out = "Per step: is the GPU waiting for the CPU, or the CPU for the GPU?\n";
-  if (index.whole_trace()) out += "(no ProfilerStep in this trace: one window over the whole trace)\n";
-  out += fmt::format("  {:<16} {:>8} {:>11} {:>11} {:>7} {:>12} {:>11}\n", "step", "kernels", "wall", "GPU busy",
-                     "busy", "CPU launch", "CPU sync");
-  for (const StepStats& s : step_stats(index)) {
-    out += fmt::format("  {:<16} {:>8} {:>9.1f}us {:>9.1f}us {:>6.1f}% {:>10.1f}us {:>9.1f}us\n", printable(s.name),
-                       s.kernels,
-                       s.dur_ns / 1e3, s.gpu_busy_ns / 1e3, s.dur_ns ? 100.0 * s.gpu_busy_ns / s.dur_ns : 0.0,
-                       s.launch_ns / 1e3, s.sync_ns / 1e3);
-  }
-  return out;
-}
-
 void check_step_index(const TraceIndex& index, int k) {
   if (k < -1 || k >= static_cast<int>(index.steps().size())) {
     throw UsageError(fmt::format("step index {}: the trace holds {} step{}", k, index.steps().size(),
@@ -98,6 +69,26 @@ int find_step(const TraceIndex& index, const std::string& step, const std::strin
   throw TraceError(fmt::format("no step '{}' in {}: {}", printable(step), trace_name,
                                there.empty() ? "it has no ProfilerStep (one window over the whole trace)"
                                              : "its steps are " + there));
+}
+
+Trace step_trace(const TraceIndex& index, int k) {
+  check_step_index(index, k);
+  if (k < 0) throw UsageError("step_trace: a step, not -1");
+  Trace t = index.trace();
+  const auto& s = index.steps()[static_cast<size_t>(k)];
+  t.events.clear();
+  const auto& all = index.trace().events;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Event& e = all[i];
+    const bool in = is_gpu_activity(e.cat) ? index.step_of(static_cast<int>(i)) == k
+                                           : e.ts_ns >= s.ts_ns && e.ts_ns <= s.end_ns;
+    if (in) t.events.push_back(e);
+  }
+  t.memory.clear();
+  for (const MemoryRecord& m : index.trace().memory) {
+    if (m.ts_ns >= s.ts_ns && m.ts_ns <= s.end_ns) t.memory.push_back(m);
+  }
+  return t;
 }
 
 }  // namespace ladder

@@ -1,5 +1,6 @@
 // The steps of a trace (ProfilerStep#k) and what the regime question needs of each: kernels, wall time, GPU busy
-// time, CPU time in launch and sync calls. The same answers for a live run, one of our files, or torch's.
+// time, CPU time in launch and sync calls (steps_table.h prints them). The same answers for a live run, one of our
+// files, or torch's.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +25,6 @@ struct StepStats {
 std::vector<StepStats> step_stats(const TraceIndex& index);
 std::vector<StepStats> step_stats(const Trace& trace);
 
-// "Per step: is the GPU waiting for the CPU, or the CPU for the GPU?": kernels, wall time, GPU busy time and its share,
-// CPU time in launch calls and in synchronizing, one row per step. OutputFormat::Csv / Json: the same rows as records
-// for pandas or a CI check, with the columns step, kernels, wall_us, gpu_busy_us, busy_pct, cpu_launch_us, cpu_sync_us
-// (a trace without ProfilerStep has one row, step "whole trace").
-enum class OutputFormat;  // trace/output_table.h
-std::string regime_table(const TraceIndex& index);
-std::string regime_table(const TraceIndex& index, OutputFormat format);
-
 // The index in index.steps() of the step named `step`: "3" means ProfilerStep#3, a full name matches itself; -1 if
 // `step` is empty. Throws TraceError naming `trace_name` and listing the steps there are when there is no such step.
 int find_step(const TraceIndex& index, const std::string& step, const std::string& trace_name);
@@ -39,5 +32,10 @@ int find_step(const TraceIndex& index, const std::string& step, const std::strin
 // A view's step argument: -1 (every step) or an index in index.steps(), else UsageError (a program calling a view
 // with a step the trace does not hold gets one line, not a read past the steps).
 void check_step_index(const TraceIndex& index, int k);
+
+// The events of step k alone (an index in index.steps(), checked as check_step_index does): the host events that start
+// in it, the GPU work its launches put on the GPU, and its [memory] records; the rest of the trace as it is. What
+// `ladder-trace summary --step` tabulates (torch's key_averages() of a profiler whose schedule recorded that step).
+Trace step_trace(const TraceIndex& index, int k);
 
 }  // namespace ladder

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "trace/breakdown.h"
+#include "trace/breakdown_view.h"
 #include "trace/diff.h"
 #include "trace/hta_window.h"
 #include "trace/index.h"
@@ -32,7 +32,7 @@
 #include "trace/overlap.h"
 #include "trace/peaks.h"
 #include "trace/ranks_view.h"
-#include "trace/steps.h"
+#include "trace/steps_table.h"
 #include "trace/svg.h"
 #include "trace/tests/round_trip.h"
 #include "trace/timeline.h"

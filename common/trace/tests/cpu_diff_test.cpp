@@ -10,7 +10,7 @@
 #include "trace/diff.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
-#include "trace/steps.h"
+#include "trace/steps_table.h"
 #include "trace/trace.h"
 #include "trace/work.h"
 

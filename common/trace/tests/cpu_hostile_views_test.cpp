@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/error.h"
-#include "trace/breakdown.h"
+#include "trace/breakdown_view.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
 #include "trace/kernels_view.h"

@@ -336,6 +336,29 @@ TEST(NcclRanks, OnePictureOfEveryRank) {
   EXPECT_THROW(ranks_picture(kData + "ddp", "9", kDefaultMaxJsonBytes), TraceError);
 }
 
+// Names from a rank's trace reach the picture through xml_text, as in every picture: a C1 control character (CSI,
+// U+009B) dropped, bytes that are not UTF-8 written as U+FFFD, a CJK name whole. With its own escaping the picture
+// held all three raw, and was not well-formed XML.
+TEST(RanksSvg, NamesAreEscapedAsUtf8) {
+  RanksPicture p;
+  p.step = "step \xc2\x9b\xff";
+  p.from_ns = 0;
+  p.to_ns = 1000;
+  RankLanes r;
+  RankLane lane;
+  lane.label = "thread \x9b \xe5\x89\x8d\xe5\x90\x91";
+  lane.bars.push_back(RankBar{0, 900, RankBar::Compute, 1, "\xe5\x89\x8d\xe5\x90\x91 <k> \xff"});
+  r.lanes.push_back(lane);
+  p.ranks.push_back(r);
+  const std::string svg = ranks_svg(p, "t\xc2\x9b");
+  EXPECT_EQ(svg.find("\xc2\x9b"), std::string::npos);
+  EXPECT_EQ(svg.find("\xff"), std::string::npos);
+  EXPECT_EQ(svg.find("\x9b "), std::string::npos);
+  EXPECT_NE(svg.find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+  EXPECT_NE(svg.find("\xe5\x89\x8d\xe5\x90\x91 &lt;k&gt;"), std::string::npos);
+  EXPECT_NE(svg.find(">0.0 us</text>"), std::string::npos);  // the axis of every picture (time_axis_ticks)
+}
+
 // Two traces of different runs in one folder: whatever the order matching pairs, their ends are far apart, and the
 // view says so instead of printing waits as if they were one run.
 TEST(NcclRanks, TracesOfDifferentRunsAreFlagged) {

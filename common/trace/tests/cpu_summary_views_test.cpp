@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "trace/breakdown.h"
+#include "trace/breakdown_view.h"
 #include "trace/json_read.h"
 #include "trace/kernels_view.h"
 #include "trace/peaks.h"

@@ -28,7 +28,7 @@
 #include "trace/json_read.h"
 #include "trace/key_averages.h"
 #include "trace/ranks.h"
-#include "trace/steps.h"
+#include "trace/steps_table.h"
 #include "trace/text.h"
 #include "trace/timeline.h"
 #include "trace/trace.h"

@@ -85,11 +85,12 @@ class Trace:
         what = f"folder of {len(self.rank_ids)} ranks" if self._t.folder else self.paths[0]
         return f"<ladder_trace.Trace {what}>"
 
-    def summary(self, sort="cuda_time_total", rows=None, group_by_input_shape=False, filter=None):
+    def summary(self, sort="cuda_time_total", rows=None, group_by_input_shape=False, filter=None, step=None):
         """torch's key_averages() table (`ladder-trace summary --csv`): one row per op name, times in us as torch sums
-        them, memory in bytes when the trace was recorded with profile_memory=True. rows=None: every row."""
+        them, memory in bytes when the trace was recorded with profile_memory=True. rows=None: every row. step: the
+        table of that step's events alone (`--step`); None: the whole trace."""
         limit = -1 if rows is None else int(rows)
-        return _frame(self._t.summary(sort, limit, bool(group_by_input_shape), filter or ""))
+        return _frame(self._t.summary(_step(step), sort, limit, bool(group_by_input_shape), filter or ""))
 
     def steps(self):
         """Per step: kernels, wall time, GPU busy time and share, CPU time in launches and syncs

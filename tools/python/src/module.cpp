@@ -18,7 +18,7 @@
 
 #include "base/error.h"
 #include "records.h"
-#include "trace/breakdown.h"
+#include "trace/breakdown_view.h"
 #include "trace/hta_window.h"
 #include "trace/index.h"
 #include "trace/json_read.h"
@@ -29,7 +29,7 @@
 #include "trace/peaks.h"
 #include "trace/ranks.h"
 #include "trace/ranks_view.h"
-#include "trace/steps.h"
+#include "trace/steps_table.h"
 #include "work/ladder_ops.h"
 
 namespace nb = nanobind;
@@ -109,8 +109,9 @@ class Traces {
     return out;
   }
 
-  // summary --csv (without --step: the whole trace).
-  nb::list summary(const std::string& sort, int rows, bool group_by_input_shape, const std::string& filter) const {
+  // summary --csv [--step S]: a step's table is that of its events alone (step_trace), as the command makes it.
+  nb::list summary(const std::string& step, const std::string& sort, int rows, bool group_by_input_shape,
+                   const std::string& filter) const {
     TableOptions opt;
     opt.sort_by = sort;
     opt.row_limit = rows;
@@ -118,7 +119,10 @@ class Traces {
     opt.filter = filter;
     return per_rank([&](const Rank& r, OutputFormat f) {
       opt.format = f;
-      return summary_table(*r.index, opt);
+      const int k = find_step(*r.index, step, r.path);
+      if (k < 0) return summary_table(*r.index, opt);
+      const Trace part = step_trace(*r.index, k);
+      return summary_table(TraceIndex(part), opt);
     });
   }
   // summary --steps --csv.
@@ -243,8 +247,8 @@ NB_MODULE(_core, m) {
       .def_prop_ro("paths", &Traces::paths)
       .def_prop_ro("notes", &Traces::notes)
       .def_prop_ro("step_names", &Traces::step_names)
-      .def("summary", &Traces::summary, nb::arg("sort"), nb::arg("rows"), nb::arg("group_by_input_shape"),
-           nb::arg("filter"))
+      .def("summary", &Traces::summary, nb::arg("step"), nb::arg("sort"), nb::arg("rows"),
+           nb::arg("group_by_input_shape"), nb::arg("filter"))
       .def("steps", &Traces::steps)
       .def("kernels", &Traces::kernels, nb::arg("step"), nb::arg("all"), nb::arg("peak_tflops"), nb::arg("peak_gbps"))
       .def("breakdown", &Traces::breakdown, nb::arg("step"))

@@ -107,6 +107,9 @@ def test_options_as_the_command_takes_them(loaded):
                 cli("kernels", "--csv", "--step", step.split("#")[1], "--all", "--peak-tflops", "100",
                     "--peak-gbps", "1000", f), lt.KERNEL_COLUMNS_AS_HTA)
     assert_same(t.breakdown(step=step), cli("breakdown", "--csv", "--step", step, f))
+    assert_same(t.summary(step=step), cli("summary", "--csv", "--rows", "1000000", "--step", step, f))
+    assert_same(t.summary(step=step.split("#")[1], rows=5, sort="self_cpu_time_total"),
+                cli("summary", "--csv", "--rows", "5", "--sort", "self_cpu_time_total", "--step", step.split("#")[1], f))
     assert_same(t.ranks(step=step), cli("ranks", "--csv", "--step", step, f))
 
 

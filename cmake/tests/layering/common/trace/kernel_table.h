@@ -1,0 +1,3 @@
+// Planted: an analysis including a renderer.
+#include "trace/svg.h"
+#include "trace/index.h"

@@ -1,0 +1,2 @@
+// Planted: a file of trace/ in none of its parts.
+#include "trace/trace.h"

@@ -1,0 +1,56 @@
+// ladder-trace kernels FILE|FOLDER|-: every kernel, copy and set: time, % of GPU time, GB/s and TFLOP/s vs a peak.
+#include <memory>
+
+#include "command.h"
+#include "trace/kernels_view.h"
+#include "trace/peaks.h"
+#include "trace/text.h"
+
+namespace ladder::cli {
+namespace {
+
+struct KernelsArgs {
+  std::string file, step;
+  KernelViewOptions view;
+  double peak_tflops = 0, peak_gbps = 0;
+  int width = 0;
+  bool csv = false, json = false;
+};
+
+void run_kernels(KernelsArgs& a, uint64_t max_json) {
+  a.view.format = format_of(a.csv, a.json);
+  a.view.width = width_or_terminal(a.width);
+  print_each_rank(a.file, a.step, a.view.format, max_json, [&](const RankTrace& r, const TraceIndex& index, int k) {
+    a.view.step = k;
+    a.view.peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
+    if (a.peak_tflops > 0 || a.peak_gbps > 0) {
+      a.view.peak = Peak{a.peak_tflops, a.peak_gbps, "given", "--peak-tflops, --peak-gbps"};
+    } else if (a.view.peak.tflops > 0) {
+      a.view.peak.gpu += " (" + printable(r.trace.devices.front().name) + ", datasheet)";
+    }
+    return kernels_view(index, a.view);
+  });
+}
+
+}  // namespace
+
+Command add_kernels(CLI::App& app, Shared& shared) {
+  auto a = std::make_shared<KernelsArgs>();
+  CLI::App* sub = app.add_subcommand("kernels", "every kernel, copy and set: time, GB/s and TFLOP/s against a peak");
+  sub->add_option("file", a->file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks")
+      ->required();
+  add_step(sub, a->step);
+  sub->add_flag("--all", a->view.all, "one row per kernel, copy and set, in time order");
+  sub->add_option("--peak-tflops", a->peak_tflops, "the TFLOP/s to show % of (default: the trace's GPU's datasheet)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--peak-gbps", a->peak_gbps, "the GB/s to show % of (default: the trace's GPU's datasheet)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--width", a->width, "characters across (default: the terminal's width)")
+      ->check(CLI::Range(40, 1000));
+  sub->add_flag("--csv", a->csv, "the table as CSV (times in us)");
+  sub->add_flag("--json", a->json, "the table as a JSON list of rows");
+  add_max_json(sub, shared);
+  return {sub, {&a->file}, [a, &shared] { run_kernels(*a, shared.max_json); }};
+}
+
+}  // namespace ladder::cli
