@@ -2,7 +2,7 @@
 # folders (0N_*) of the tree DIR, and fails on any include that its room's allowlist does not name. bench/ is left out:
 # a benchmark may include whatever it measures.
 #
-# The rooms of common/, each allowed only itself and the rooms below it (include by room: "trace/trace.h"):
+# The rooms of common/, each allowed only itself and the rooms below it (include by room: "trace/model/trace.h"):
 #     chapter -> gpu -> profiler -> {trace, cuda} -> base,   and work -> trace (the ladder's ops' FLOP formulas)
 # tools/ (ladder-trace, its Python package) may include base, trace, work and the files beside it: never a chapter,
 # never CUDA; nanobind only in tools/python/.

@@ -1,3 +1,3 @@
 // Planted: ladder-trace including a chapter.
 #include "04_epilogue_mlp/kernels.cuh"
-#include "trace/trace.h"
+#include "trace/model/trace.h"

@@ -1,3 +1,3 @@
 // Planted: an analysis including a renderer.
-#include "trace/svg.h"
-#include "trace/index.h"
+#include "trace/renderers/svg.h"
+#include "trace/model/index.h"
