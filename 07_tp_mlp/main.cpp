@@ -44,7 +44,7 @@
 #include "gpu/values.h"
 #include "profiler/comms.h"
 #include "profiler/profiler.h"
-#include "trace/json_write.h"
+#include "trace/model/json_write.h"
 #include "work/ladder_ops.h"
 
 using namespace ladder;

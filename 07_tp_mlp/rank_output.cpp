@@ -10,10 +10,10 @@
 #include "chapter/reference.h"
 #include "gpu/values.h"
 #include "profiler/profiler.h"
-#include "trace/index.h"
-#include "trace/key_averages.h"
-#include "trace/steps_table.h"
-#include "trace/timeline.h"
+#include "trace/model/index.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/steps_table.h"
+#include "trace/renderers/timeline.h"
 
 namespace ch07 {
 

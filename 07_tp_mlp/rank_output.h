@@ -12,7 +12,7 @@
 #include "gpu/info.h"
 #include "gpu/tensor.h"
 #include "profiler/schedule.h"
-#include "trace/trace.h"
+#include "trace/model/trace.h"
 
 namespace ch07 {
 

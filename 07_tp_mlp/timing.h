@@ -10,7 +10,7 @@
 #include "07_tp_mlp/nccl_comm.h"
 #include "07_tp_mlp/world.h"
 #include "gpu/tensor.h"
-#include "trace/trace.h"
+#include "trace/model/trace.h"
 
 namespace ch07 {
 

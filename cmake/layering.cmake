@@ -2,18 +2,20 @@
 # folders (0N_*) of the tree DIR, and fails on any include that its room's allowlist does not name. bench/ is left out:
 # a benchmark may include whatever it measures.
 #
-# The rooms of common/, each allowed only itself and the rooms below it (include by room: "trace/trace.h"):
+# The rooms of common/, each allowed only itself and the rooms below it (include by room: "gpu/ops.h"):
 #     chapter -> gpu -> profiler -> {trace, cuda} -> base,   and work -> trace (the ladder's ops' FLOP formulas)
 # tools/ (ladder-trace, its Python package) may include base, trace, work and the files beside it: never a chapter,
 # never CUDA; nanobind only in tools/python/.
 # A chapter (0N_name/) may include any room of common/, its own folder, and the folders of chapters up to its number
 # ("03_fused_mlp/kernels.cuh" from 04_epilogue_mlp/): never a later chapter.
-# Inside trace/, four parts, each allowed only itself and the parts before it (the arrows one way):
+# Inside trace/, four parts, a folder each (common/trace/<part>/), each allowed only itself and the parts before it
+# (the arrows one way):
 #     renderers -> analyses -> model -> text
 # text: how names from a trace are escaped, shortened and measured, and axis ticks (every part prints names, if only in
 # an error message); model: the event model and its file formats (read, write, index); analyses: what a trace says,
 # as plain structs with named fields, no layout; renderers: tables, CSV/JSON records, timelines and pictures of them.
-# Each file of common/trace/ (its tests aside) is in the list of its part below, by name.
+# A file's part is its folder, and an include of trace/ names the part ("trace/model/trace.h"), from every room; a file
+# of common/trace/ outside the four folders (tests/ aside) is in no part and fails.
 # Headers in angle brackets: the C++ standard library everywhere, and beyond it only what the room's list names below;
 # a tests/ folder adds GoogleTest and nlohmann-json. Each failure names the file, the line and the rule it broke.
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
@@ -26,24 +28,17 @@ set(below_profiler base cuda trace profiler)
 set(below_gpu base cuda trace profiler gpu)
 set(below_chapter ${rooms})
 set(below_tools base trace work)
-set(trace_parts text model analyses renderers)
-set(trace_text text)
-set(trace_model trace json_tokenizer input json_read json_write overlap index ranks)
-set(trace_analyses steps work peaks key_averages_rows kernel_table breakdown memory communication hta_window
-    ranks_figures ranks_lanes diff_summary)
-set(trace_renderers output_table steps_table key_averages kernels_view breakdown_view timeline svg memory_svg
-    memory_view ranks_view ranks_svg ranks_timeline diff)
-# The part of trace/NAME.h or .cpp: its index in trace_parts, or -1.
-function(trace_part name out)
-  set(k 0)
-  foreach(part IN LISTS trace_parts)
-    if(name IN_LIST trace_${part})
-      set(${out} ${k} PARENT_SCOPE)
-      return()
-    endif()
-    math(EXPR k "${k} + 1")
-  endforeach()
+set(trace_parts text model analyses renderers)  # in order: each may include the ones before it
+string(REPLACE ";" ", " parts "${trace_parts}")
+set(says_where "so the include says where it comes from")
+# The part of PATH, a file's path from the root (common/trace/<part>/NAME.cpp) or an include's (trace/<part>/NAME.h):
+# the index of its folder in trace_parts, or -1 when it is in none of them.
+function(trace_part path out)
   set(${out} -1 PARENT_SCOPE)
+  if(path MATCHES "^(common/)?trace/([^/]+)/[^/]+$")
+    list(FIND trace_parts "${CMAKE_MATCH_2}" k)
+    set(${out} ${k} PARENT_SCOPE)
+  endif()
 endfunction()
 
 # Angle-bracket headers beyond the C++ standard library, by pattern on the include's path.
@@ -84,12 +79,10 @@ foreach(rel ${files})
     set(quoted ${below_${room}})
     set(allowed "${allow_${room}}")
     set(rule "${room} may include only ${below_${room}} (chapter -> gpu -> profiler -> {trace, cuda} -> base)")
-    if(room STREQUAL "trace" AND NOT rel MATCHES "/tests/")
-      get_filename_component(name ${rel} NAME_WE)
-      trace_part(${name} part)
+    if(room STREQUAL "trace" AND NOT rel MATCHES "^common/trace/tests/")
+      trace_part(${rel} part)
       if(part LESS 0)
-        string(REPLACE ";" ", " parts "${trace_parts}")
-        string(APPEND broken "\n  ${rel}: in no part of trace (cmake/layering.cmake lists each file of ${parts})")
+        string(APPEND broken "\n  ${rel}: in no part of trace (a file of trace/ is in its part's folder: ${parts})")
         continue()
       endif()
       list(GET trace_parts ${part} part_name)
@@ -136,13 +129,14 @@ foreach(rel ${files})
       if(room STREQUAL "tools" AND NOT path MATCHES "/" AND EXISTS ${here}/${path})
         # tools/ includes the files beside it by name
       elseif(NOT path MATCHES "/")
-        set(why "include by room or folder (\"trace/${path}\"), so the include says where it comes from")
+        set(why "include by room or folder (\"gpu/${path}\", \"trace/<part>/${path}\"), ${says_where}")
       elseif(NOT top IN_LIST quoted)
         set(why "${rule}")
-      elseif(part GREATER_EQUAL 0 AND top STREQUAL "trace")
-        get_filename_component(included ${path} NAME_WE)
-        trace_part(${included} included_part)
-        if(included_part GREATER part)
+      elseif(top STREQUAL "trace" AND NOT path MATCHES "^trace/tests/")
+        trace_part(${path} included_part)
+        if(included_part LESS 0)
+          set(why "include trace's files by part (\"trace/<part>/NAME.h\", <part> one of ${parts}), ${says_where}")
+        elseif(part GREATER_EQUAL 0 AND included_part GREATER part)
           set(why "trace's ${part_name} may include only the parts before it (renderers -> analyses -> model -> text)")
         endif()
       endif()

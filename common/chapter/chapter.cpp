@@ -18,14 +18,14 @@
 #include "gpu/stream.h"
 #include "gpu/values.h"
 #include "profiler/profiler.h"
-#include "trace/index.h"
-#include "trace/json_write.h"
-#include "trace/kernels_view.h"
-#include "trace/key_averages.h"
-#include "trace/overlap.h"
-#include "trace/steps_table.h"
-#include "trace/text.h"
-#include "trace/timeline.h"
+#include "trace/model/index.h"
+#include "trace/model/json_write.h"
+#include "trace/model/overlap.h"
+#include "trace/renderers/kernels_view.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/steps_table.h"
+#include "trace/renderers/timeline.h"
+#include "trace/text/text.h"
 
 namespace ladder {
 
@@ -181,8 +181,8 @@ void print_kernels(const Trace& trace, const GpuInfo& gpu) {
       "{:.0f} GB/s and a {}^3 {} GEMM at {:.1f} TFLOP/s. Bytes are each input read once and the output written once; "
       "the L2 is not flushed between steps, so a kernel whose inputs are still cached can pass 100% of the copy.\n",
       last.name, gpu.name, ceil.copy_bytes >> 20, ceil.copy_gbs, ceil.gemm_n, dtype_name(dtype), ceil.gemm_tflops);
-  // The table is ladder-trace kernels' (trace/kernels_view.h), one row per activity of the step, with the ceilings
-  // measured now as its peaks.
+  // The table is ladder-trace kernels' (trace/renderers/kernels_view.h), one row per activity of the step, with the
+  // ceilings measured now as its peaks.
   KernelViewOptions opt;
   opt.step = static_cast<int>(index.steps().size()) - 1;
   opt.all = true;

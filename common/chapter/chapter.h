@@ -9,7 +9,7 @@
 #include "chapter/cli.h"
 #include "chapter/compare.h"
 #include "gpu/info.h"
-#include "trace/trace.h"
+#include "trace/model/trace.h"
 
 namespace ladder {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "profiler/records.h"
-#include "trace/trace.h"
+#include "trace/model/trace.h"
 
 namespace ladder {
 

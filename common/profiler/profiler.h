@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "profiler/schedule.h"
-#include "trace/trace.h"
+#include "trace/model/trace.h"
 
 namespace ladder {
 

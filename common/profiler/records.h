@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/trace.h"
+#include "trace/model/trace.h"
 
 namespace ladder {
 

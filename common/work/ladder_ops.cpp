@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "trace/work.h"
+#include "trace/analyses/work.h"
 
 namespace ladder {
 

@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "command.h"
-#include "trace/breakdown_view.h"
+#include "trace/renderers/breakdown_view.h"
 
 namespace ladder::cli {
 namespace {

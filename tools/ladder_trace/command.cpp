@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "base/error.h"
-#include "trace/json_read.h"
-#include "trace/steps.h"
-#include "trace/text.h"
+#include "trace/analyses/steps.h"
+#include "trace/model/json_read.h"
+#include "trace/text/text.h"
 
 namespace ladder::cli {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "trace/index.h"
-#include "trace/input.h"
-#include "trace/output_table.h"
-#include "trace/ranks.h"
-#include "trace/trace.h"
+#include "trace/model/index.h"
+#include "trace/model/input.h"
+#include "trace/model/ranks.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/output_table.h"
 
 namespace ladder::cli {
 

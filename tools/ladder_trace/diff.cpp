@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "command.h"
-#include "trace/diff.h"
+#include "trace/renderers/diff.h"
 
 namespace ladder::cli {
 namespace {

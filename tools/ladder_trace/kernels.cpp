@@ -2,9 +2,9 @@
 #include <memory>
 
 #include "command.h"
-#include "trace/kernels_view.h"
-#include "trace/peaks.h"
-#include "trace/text.h"
+#include "trace/analyses/peaks.h"
+#include "trace/renderers/kernels_view.h"
+#include "trace/text/text.h"
 
 namespace ladder::cli {
 namespace {

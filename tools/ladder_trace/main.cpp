@@ -29,8 +29,8 @@
 
 #include "base/error.h"
 #include "command.h"
+#include "trace/text/text.h"
 #include "unknown_word.h"
-#include "trace/text.h"
 #include "work/ladder_ops.h"
 
 using namespace ladder;

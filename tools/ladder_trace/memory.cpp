@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "command.h"
-#include "trace/index.h"
-#include "trace/memory_view.h"
-#include "trace/steps.h"
+#include "trace/analyses/steps.h"
+#include "trace/model/index.h"
+#include "trace/renderers/memory_view.h"
 
 namespace ladder::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "command.h"
-#include "trace/ranks_view.h"
+#include "trace/renderers/ranks_view.h"
 
 namespace ladder::cli {
 namespace {

@@ -7,9 +7,9 @@
 #include <utility>
 
 #include "command.h"
-#include "trace/index.h"
-#include "trace/key_averages.h"
-#include "trace/steps_table.h"
+#include "trace/model/index.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/steps_table.h"
 
 namespace ladder::cli {
 namespace {

@@ -9,11 +9,11 @@
 
 #include "base/error.h"
 #include "command.h"
-#include "trace/index.h"
-#include "trace/memory_svg.h"
-#include "trace/ranks_lanes.h"
-#include "trace/ranks_svg.h"
-#include "trace/svg.h"
+#include "trace/analyses/ranks_lanes.h"
+#include "trace/model/index.h"
+#include "trace/renderers/memory_svg.h"
+#include "trace/renderers/ranks_svg.h"
+#include "trace/renderers/svg.h"
 
 namespace ladder::cli {
 namespace {

@@ -4,11 +4,11 @@
 #include <memory>
 
 #include "command.h"
-#include "trace/index.h"
-#include "trace/ranks_lanes.h"
-#include "trace/ranks_timeline.h"
-#include "trace/steps.h"
-#include "trace/timeline.h"
+#include "trace/analyses/ranks_lanes.h"
+#include "trace/analyses/steps.h"
+#include "trace/model/index.h"
+#include "trace/renderers/ranks_timeline.h"
+#include "trace/renderers/timeline.h"
 
 namespace ladder::cli {
 namespace {

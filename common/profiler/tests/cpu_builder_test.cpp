@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "profiler/builder.h"
-#include "trace/index.h"
-#include "trace/steps.h"
+#include "trace/analyses/steps.h"
+#include "trace/model/index.h"
 
 namespace ladder {
 namespace {

@@ -7,7 +7,7 @@
 #include "base/error.h"
 #include "profiler/builder.h"
 #include "profiler/comms.h"
-#include "trace/json_write.h"
+#include "trace/model/json_write.h"
 
 namespace ladder {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "profiler/builder.h"
-#include "trace/index.h"
+#include "trace/model/index.h"
 
 namespace ladder {
 namespace {

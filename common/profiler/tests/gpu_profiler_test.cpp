@@ -15,12 +15,12 @@
 #include "cuda/tests/require_gpu.h"
 #include "profiler/profiler.h"
 #include "profiler/tests/tiny_kernels.h"
-#include "trace/index.h"
-#include "trace/json_write.h"
-#include "trace/key_averages.h"
-#include "trace/steps.h"
+#include "trace/analyses/steps.h"
+#include "trace/model/index.h"
+#include "trace/model/json_write.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/key_averages.h"
 #include "trace/tests/trace_checker.h"
-#include "trace/trace.h"
 
 namespace ladder {
 namespace {

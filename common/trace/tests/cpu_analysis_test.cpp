@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "trace/index.h"
-#include "trace/key_averages.h"
-#include "trace/steps.h"
-#include "trace/trace.h"
-#include "trace/work.h"
+#include "trace/analyses/steps.h"
+#include "trace/analyses/work.h"
+#include "trace/model/index.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/key_averages.h"
 
 namespace ladder {
 namespace {

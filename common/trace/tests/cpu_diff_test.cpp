@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "trace/diff.h"
-#include "trace/index.h"
-#include "trace/json_read.h"
-#include "trace/steps_table.h"
-#include "trace/trace.h"
-#include "trace/work.h"
+#include "trace/analyses/work.h"
+#include "trace/model/index.h"
+#include "trace/model/json_read.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/diff.h"
+#include "trace/renderers/steps_table.h"
 
 using namespace ladder;
 

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "base/error.h"
-#include "trace/json_read.h"
-#include "trace/json_write.h"
-#include "trace/trace.h"
+#include "trace/model/json_read.h"
+#include "trace/model/json_write.h"
+#include "trace/model/trace.h"
 
 namespace ladder {
 namespace {

@@ -7,17 +7,17 @@
 #include <string>
 
 #include "base/error.h"
-#include "trace/breakdown_view.h"
-#include "trace/index.h"
-#include "trace/json_read.h"
-#include "trace/kernels_view.h"
-#include "trace/key_averages.h"
-#include "trace/memory.h"
-#include "trace/memory_svg.h"
-#include "trace/memory_view.h"
-#include "trace/svg.h"
-#include "trace/text.h"
-#include "trace/trace.h"
+#include "trace/analyses/memory.h"
+#include "trace/model/index.h"
+#include "trace/model/json_read.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/breakdown_view.h"
+#include "trace/renderers/kernels_view.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/memory_svg.h"
+#include "trace/renderers/memory_view.h"
+#include "trace/renderers/svg.h"
+#include "trace/text/text.h"
 
 namespace ladder {
 namespace {

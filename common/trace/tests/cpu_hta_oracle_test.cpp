@@ -9,15 +9,15 @@
 // them to two decimals).
 //
 // The differences of definition, each tested where it has a figure:
-//  1. The window. HTA analyses only the GPU work launched before the last ProfilerStep began (trace/hta_window.h: the
-//     rule, read from hta/common/trace.py). Ours: `breakdown` takes each step's CPU range and counts every GPU
-//     activity by the time it ran inside it; `ranks` does the same per step. So HTA's whole-trace figures are ours
-//     only over HTA's set of activities and HTA's span (first start to last end of that set): tested below with our
-//     Timeline (what `breakdown` sums) and our rank figures fed HTA's set. On the two-stream trace HTA keeps 43 of
-//     the 72 kernels: the 36 of ProfilerStep#1, and the 7 that ProfilerStep#2 launched in its first 189 us, before
-//     its last gpu_user_annotation range began (Kineto draws one per stream, starting with the step's first kernel
-//     there). HTA leaves the last step out by default (TraceAnalysis(include_last_profiler_step=False));
-//     the 7 come with the rule.
+//  1. The window. HTA analyses only the GPU work launched before the last ProfilerStep began
+//     (trace/analyses/hta_window.h: the rule, read from hta/common/trace.py). Ours: `breakdown` takes each step's CPU
+//     range and counts every GPU activity by the time it ran inside it; `ranks` does the same per step. So HTA's
+//     whole-trace figures are ours only over HTA's set of activities and HTA's span (first start to last end of that
+//     set): tested below with our Timeline (what `breakdown` sums) and our rank figures fed HTA's set. On the
+//     two-stream trace HTA keeps 43 of the 72 kernels: the 36 of ProfilerStep#1, and the 7 that ProfilerStep#2 launched
+//     in its first 189 us, before its last gpu_user_annotation range began (Kineto draws one per stream, starting with
+//     the step's first kernel there). HTA leaves the last step out by default
+//     (TraceAnalysis(include_last_profiler_step=False)); the 7 come with the rule.
 //  2. Compute. HTA's compute kernels are those not named ^nccl.*Kernel, not Memcpy*/Memset*/dma*, and without
 //     "Memcpy" or "Sync" in the name; ours (breakdown's compute, the rank view's computation) are kernels not named
 //     nccl*. No kernel of these traces has "Memcpy" or "Sync" in its name (asserted), so the two agree here.
@@ -38,11 +38,11 @@
 #include <set>
 
 #include "base/error.h"
-#include "trace/breakdown.h"
-#include "trace/hta_window.h"
-#include "trace/json_read.h"
-#include "trace/ranks.h"
-#include "trace/ranks_view.h"
+#include "trace/analyses/breakdown.h"
+#include "trace/analyses/hta_window.h"
+#include "trace/model/json_read.h"
+#include "trace/model/ranks.h"
+#include "trace/renderers/ranks_view.h"
 
 using namespace ladder;
 

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "base/error.h"
-#include "trace/json_read.h"
-#include "trace/json_write.h"
-#include "trace/overlap.h"
+#include "trace/model/json_read.h"
+#include "trace/model/json_write.h"
+#include "trace/model/overlap.h"
+#include "trace/model/trace.h"
 #include "trace/tests/trace_checker.h"
-#include "trace/trace.h"
 
 namespace ladder {
 namespace {

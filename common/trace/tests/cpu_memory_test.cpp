@@ -1,6 +1,6 @@
-// The memory view (trace/memory.h) against torch's own figures, on the profile_memory training step torch 2.11 recorded
-// on an H100 (tests/data/torch211_user/memory, with torch.cuda.max_memory_allocated() per step in torch.txt); its
-// rules on small synthetic traces built here; and the recorded "flops" the kernels view falls back on.
+// The memory view (trace/analyses/memory.h) against torch's own figures, on the profile_memory training step torch 2.11
+// recorded on an H100 (tests/data/torch211_user/memory, with torch.cuda.max_memory_allocated() per step in torch.txt);
+// its rules on small synthetic traces built here; and the recorded "flops" the kernels view falls back on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,10 +11,10 @@
 #include <string>
 
 #include "base/error.h"
-#include "trace/json_read.h"
-#include "trace/kernels_view.h"
-#include "trace/memory.h"
-#include "trace/memory_view.h"
+#include "trace/analyses/memory.h"
+#include "trace/model/json_read.h"
+#include "trace/renderers/kernels_view.h"
+#include "trace/renderers/memory_view.h"
 
 using namespace ladder;
 
@@ -190,8 +190,8 @@ TEST(MemoryView, PairsBlocksAndCountsOpsByThePluginsRules) {
 }
 
 // torch's with_flops=True writes "flops" on an op. A SYNTHETIC trace (none of the committed torch traces was recorded
-// with with_flops=True; a recorded one is still wanted): a convolution, whose FLOPs trace/work.h has no formula for,
-// launched one kernel of 1 ms; its 2e9 recorded FLOPs make 2.00 TFLOP/s, footnoted as recorded.
+// with with_flops=True; a recorded one is still wanted): a convolution, whose FLOPs trace/analyses/work.h has no
+// formula for, launched one kernel of 1 ms; its 2e9 recorded FLOPs make 2.00 TFLOP/s, footnoted as recorded.
 TEST(KernelsView, UsesRecordedFlopsWhereShapesGiveNone) {
   const std::string json = R"({"traceEvents": [
     {"ph": "X", "cat": "cpu_op", "name": "aten::cudnn_convolution", "pid": 1, "tid": 1, "ts": 0, "dur": 50,

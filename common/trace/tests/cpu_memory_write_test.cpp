@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "trace/json_read.h"
-#include "trace/json_write.h"
-#include "trace/memory.h"
+#include "trace/analyses/memory.h"
+#include "trace/model/json_read.h"
+#include "trace/model/json_write.h"
 
 using namespace ladder;
 

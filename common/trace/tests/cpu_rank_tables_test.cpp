@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "trace/index.h"
-#include "trace/json_read.h"
-#include "trace/key_averages.h"
-#include "trace/output_table.h"
-#include "trace/ranks.h"
+#include "trace/model/index.h"
+#include "trace/model/json_read.h"
+#include "trace/model/ranks.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/output_table.h"
 
 using namespace ladder;
 

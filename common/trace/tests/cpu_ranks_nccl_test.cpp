@@ -18,15 +18,15 @@
 #include <set>
 
 #include "base/error.h"
-#include "trace/breakdown.h"
-#include "trace/communication.h"
-#include "trace/hta_window.h"
-#include "trace/json_read.h"
-#include "trace/ranks.h"
-#include "trace/ranks_lanes.h"
-#include "trace/ranks_svg.h"
-#include "trace/ranks_timeline.h"
-#include "trace/ranks_view.h"
+#include "trace/analyses/breakdown.h"
+#include "trace/analyses/communication.h"
+#include "trace/analyses/hta_window.h"
+#include "trace/analyses/ranks_lanes.h"
+#include "trace/model/json_read.h"
+#include "trace/model/ranks.h"
+#include "trace/renderers/ranks_svg.h"
+#include "trace/renderers/ranks_timeline.h"
+#include "trace/renderers/ranks_view.h"
 
 using namespace ladder;
 

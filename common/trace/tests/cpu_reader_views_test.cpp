@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "trace/diff.h"
-#include "trace/index.h"
-#include "trace/json_read.h"
-#include "trace/key_averages.h"
-#include "trace/kernels_view.h"
-#include "trace/peaks.h"
-#include "trace/svg.h"
-#include "trace/timeline.h"
-#include "trace/trace.h"
+#include "trace/analyses/peaks.h"
+#include "trace/model/index.h"
+#include "trace/model/json_read.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/diff.h"
+#include "trace/renderers/kernels_view.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/svg.h"
+#include "trace/renderers/timeline.h"
 
 namespace ladder {
 namespace {

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "trace/index.h"
-#include "trace/json_read.h"
-#include "trace/steps.h"
+#include "trace/analyses/steps.h"
+#include "trace/model/index.h"
+#include "trace/model/json_read.h"
+#include "trace/model/trace.h"
 #include "trace/tests/trace_checker.h"
-#include "trace/trace.h"
 
 using namespace ladder;
 

@@ -9,11 +9,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "trace/breakdown_view.h"
-#include "trace/json_read.h"
-#include "trace/kernels_view.h"
-#include "trace/peaks.h"
-#include "trace/work.h"
+#include "trace/analyses/peaks.h"
+#include "trace/analyses/work.h"
+#include "trace/model/json_read.h"
+#include "trace/renderers/breakdown_view.h"
+#include "trace/renderers/kernels_view.h"
 
 using namespace ladder;
 

@@ -23,16 +23,16 @@
 #include <vector>
 
 #include "base/error.h"
-#include "trace/diff.h"
-#include "trace/index.h"
-#include "trace/json_read.h"
-#include "trace/key_averages.h"
-#include "trace/ranks.h"
-#include "trace/steps_table.h"
-#include "trace/text.h"
-#include "trace/timeline.h"
-#include "trace/trace.h"
-#include "trace/work.h"
+#include "trace/analyses/work.h"
+#include "trace/model/index.h"
+#include "trace/model/json_read.h"
+#include "trace/model/ranks.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/diff.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/steps_table.h"
+#include "trace/renderers/timeline.h"
+#include "trace/text/text.h"
 
 namespace ladder {
 namespace {

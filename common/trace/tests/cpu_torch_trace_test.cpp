@@ -7,12 +7,12 @@
 #include <sstream>
 #include <string>
 
-#include "trace/index.h"
-#include "trace/json_read.h"
-#include "trace/key_averages.h"
-#include "trace/steps.h"
+#include "trace/analyses/steps.h"
+#include "trace/model/index.h"
+#include "trace/model/json_read.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/key_averages.h"
 #include "trace/tests/trace_checker.h"
-#include "trace/trace.h"
 
 namespace ladder {
 namespace {

@@ -4,13 +4,13 @@
 
 #include <sstream>
 
-#include "trace/diff.h"
-#include "trace/json_read.h"
-#include "trace/key_averages.h"
-#include "trace/steps.h"
-#include "trace/timeline.h"
-#include "trace/trace.h"
-#include "trace/work.h"
+#include "trace/analyses/steps.h"
+#include "trace/analyses/work.h"
+#include "trace/model/json_read.h"
+#include "trace/model/trace.h"
+#include "trace/renderers/diff.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/timeline.h"
 
 using namespace ladder;
 

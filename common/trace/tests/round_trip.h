@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "trace/trace.h"
+#include "trace/model/trace.h"
 
 namespace ladder::testing {
 

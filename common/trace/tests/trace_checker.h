@@ -3,7 +3,7 @@
 //  - "X" slices on one (pid, tid) nest strictly: two slices either contain one another or do not overlap. No
 //    allowance, on any lane: Perfetto drops a slice that partly overlaps the one before it on its row
 //    (slice_drop_overlapping_complete_event), so a kernel that starts before the previous one on its stream ended
-//    must be on a row of its own (the writer's overlap rows, trace/overlap.h);
+//    must be on a row of its own (the writer's overlap rows, trace/model/overlap.h);
 //  - a flow start "s" lies inside an "X" slice on its own pid/tid (else Perfetto drops the arrow);
 //  - a flow end "f" with "bp":"e" sits at the start of an "X" slice on its pid/tid (the kernel it points at);
 //  - flow ids are not reused, and (for our traces) every "s" has its "f" and the other way round.

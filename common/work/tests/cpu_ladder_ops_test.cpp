@@ -3,7 +3,7 @@
 // each op checks the registry before registering, so each runs alone (gtest_discover_tests: one process a test).
 #include <gtest/gtest.h>
 
-#include "trace/work.h"
+#include "trace/analyses/work.h"
 #include "work/ladder_ops.h"
 
 using namespace ladder;

@@ -18,18 +18,18 @@
 
 #include "base/error.h"
 #include "records.h"
-#include "trace/breakdown_view.h"
-#include "trace/hta_window.h"
-#include "trace/index.h"
-#include "trace/json_read.h"
-#include "trace/key_averages.h"
-#include "trace/kernels_view.h"
-#include "trace/memory_view.h"
-#include "trace/output_table.h"
-#include "trace/peaks.h"
-#include "trace/ranks.h"
-#include "trace/ranks_view.h"
-#include "trace/steps_table.h"
+#include "trace/analyses/hta_window.h"
+#include "trace/analyses/peaks.h"
+#include "trace/model/index.h"
+#include "trace/model/json_read.h"
+#include "trace/model/ranks.h"
+#include "trace/renderers/breakdown_view.h"
+#include "trace/renderers/kernels_view.h"
+#include "trace/renderers/key_averages.h"
+#include "trace/renderers/memory_view.h"
+#include "trace/renderers/output_table.h"
+#include "trace/renderers/ranks_view.h"
+#include "trace/renderers/steps_table.h"
 #include "work/ladder_ops.h"
 
 namespace nb = nanobind;
@@ -153,8 +153,8 @@ class Traces {
       return memory_view(*r.index, find_step(*r.index, step, r.path), f);
     });
   }
-  // HolisticTraceAnalysis's get_temporal_breakdown per rank, over the activities HTA keeps (trace/hta_window.h), in
-  // nanoseconds: [(rank, span, idle, compute, non_compute)].
+  // HolisticTraceAnalysis's get_temporal_breakdown per rank, over the activities HTA keeps
+  // (trace/analyses/hta_window.h), in nanoseconds: [(rank, span, idle, compute, non_compute)].
   std::vector<std::tuple<int, int64_t, int64_t, int64_t, int64_t>> hta_temporal() const {
     std::vector<std::tuple<int, int64_t, int64_t, int64_t, int64_t>> out;
     nb::gil_scoped_release release;

@@ -1,4 +1,4 @@
-// See records.h. The list is read with the trace reader's own tokenizer (trace/json_tokenizer.h).
+// See records.h. The list is read with the trace reader's own tokenizer (trace/model/json_tokenizer.h).
 #include "records.h"
 
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "base/error.h"
-#include "trace/json_tokenizer.h"
+#include "trace/model/json_tokenizer.h"
 
 namespace ladder::py {
 

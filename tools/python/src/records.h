@@ -1,5 +1,6 @@
-// A view's records as columns, for pandas: what `ladder-trace VIEW --json` writes (trace/output_table.h, to_json),
-// read back into one typed vector per column, so that a frame holds the very cells the command's --csv prints.
+// A view's records as columns, for pandas: what `ladder-trace VIEW --json` writes (trace/renderers/output_table.h,
+// to_json), read back into one typed vector per column, so that a frame holds the very cells the command's --csv
+// prints.
 #pragma once
 
 #include <cstdint>

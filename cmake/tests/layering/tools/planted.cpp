@@ -1,3 +1,4 @@
-// Planted: ladder-trace including a chapter.
+// Planted: ladder-trace including a chapter, and a header of trace/ without its part.
 #include "04_epilogue_mlp/kernels.cuh"
-#include "trace/trace.h"
+#include "trace/model/trace.h"
+#include "trace/svg.h"

@@ -1,2 +1,2 @@
 // Planted: a file of trace/ in none of its parts.
-#include "trace/trace.h"
+#include "trace/model/trace.h"

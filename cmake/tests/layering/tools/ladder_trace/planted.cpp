@@ -1,3 +1,3 @@
 // Planted: a subcommand of ladder-trace including a chapter.
 #include "03_fused_mlp/kernels.cuh"
-#include "trace/trace.h"
+#include "trace/model/trace.h"

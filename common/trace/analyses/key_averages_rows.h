@@ -1,0 +1,47 @@
+// torch's key_averages() computed from a Trace: one row per op name (and input shapes), with torch's times, memory and
+// FLOPs, sorted and cut as torch's table(sort_by=..., row_limit=...) is. key_averages.h lays them out as torch prints
+// them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/model/index.h"
+
+namespace ladder {
+
+// torch's sort keys: cpu_time_total, self_cpu_time_total, cuda_time_total, ...; count.
+const std::vector<std::string>& table_sort_keys();
+
+// The rows' options, as key_averages(...).table(...) takes them.
+struct KeyAveragesOptions {
+  int row_limit = 100;                      // -1: every row
+  std::string sort_by = "cuda_time_total";  // one of table_sort_keys()
+  bool group_by_input_shape = false;        // key_averages(group_by_input_shape=True): rows per name and shapes
+  std::string filter;                       // an ECMAScript regex searched in each row's name ("mm" matches aten::mm)
+};
+
+// The table's figures before any layout: what summary_table prints, as numbers. Times in ns, memory in bytes.
+struct KeyAveragesRow {
+  std::string name;          // "ProfilerStep*" for every ProfilerStep#k; "[memory]" for records no event took
+  std::string input_shapes;  // with group_by_input_shape: Python's str() of the shapes ("[[256, 512], []]")
+  int64_t calls = 0, self_cpu_ns = 0, cpu_total_ns = 0, self_cuda_ns = 0, cuda_total_ns = 0;
+  int64_t cpu_memory = 0, self_cpu_memory = 0, cuda_memory = 0, self_cuda_memory = 0;  // bytes (profile_memory)
+  double flops = 0;     // the "flops" with_flops=True recorded on its ops, summed (torch's FunctionEventAvg.flops)
+  bool async = false;   // a c10d collective: torch prints "0" for its CPU total %
+  bool device = false;  // kernel/memcpy/memset: counts toward "Self CUDA time total"
+};
+struct KeyAverages {
+  std::vector<KeyAveragesRow> rows;  // sorted by the options' key, filtered, at most row_limit
+  int64_t self_cpu_total_ns = 0, self_cuda_total_ns = 0;  // the footers, over every row (before filter and limit)
+  bool device_time = false;    // some row has CUDA time: the CUDA columns are shown
+  bool memory = false;         // a profile_memory trace: the CPU memory columns
+  bool device_memory = false;  // and some self CUDA memory is positive: the CUDA memory columns
+  std::string flops_header;    // "Total MFLOPs" (torch's unit of the smallest positive row); "" without FLOPs
+  double flops_scale = 1;      // FLOPs times this: the column's numbers
+};
+// The rows torch's key_averages() builds, sorted and cut as `options` say. Throws UsageError for an unknown sort key
+// or a filter that is not a regex.
+KeyAverages key_averages(const TraceIndex& index, const KeyAveragesOptions& options);
+}  // namespace ladder
