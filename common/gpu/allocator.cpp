@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "cuda/check.h"
 #include "profiler/profiler.h"
@@ -14,31 +15,52 @@
 namespace ladder {
 namespace {
 
-struct Pool {
-  std::mutex mutex;
-  std::multimap<size_t, void*> cached;     // rounded size -> a free block of that size
-  std::unordered_map<void*, size_t> live;  // blocks handed out -> their rounded size
+struct DevicePool {
+  std::multimap<size_t, void*> cached;  // rounded size -> a free block of that size on this device
   MemoryTotals totals;
-  int poison = 0;  // live PoisonAllocations
-  int device = 0;
+};
 
-  void release_cached() {  // with the mutex held
-    for (const auto& [bytes, p] : cached) {
+struct Block {
+  size_t bytes;  // rounded
+  int device;
+};
+
+struct Pools {
+  std::mutex mutex;
+  std::vector<DevicePool> devices;          // index: the CUDA device
+  std::unordered_map<void*, Block> live;    // blocks handed out
+  int poison = 0;                           // live PoisonAllocations
+
+  DevicePool& on(int device) {  // with the mutex held
+    if (device >= static_cast<int>(devices.size())) devices.resize(device + 1);
+    return devices[device];
+  }
+  // Gives `device`'s cached blocks back to the driver, with that device current (with the mutex held).
+  void release_cached(int device) {
+    DevicePool& d = on(device);
+    if (d.cached.empty()) return;
+    int current = 0;
+    cudaGetDevice(&current);
+    if (current != device) cudaSetDevice(device);
+    for (const auto& [bytes, p] : d.cached) {
       cudaFree(p);
-      totals.reserved -= static_cast<int64_t>(bytes);
+      d.totals.reserved -= static_cast<int64_t>(bytes);
     }
-    cached.clear();
+    d.cached.clear();
+    if (current != device) cudaSetDevice(current);
   }
 };
 
 // Never destroyed: tensors in static storage may be freed after main returns, and their blocks must find the pool.
-Pool& pool() {
-  static Pool* p = [] {
-    auto* q = new Pool;
-    cudaGetDevice(&q->device);
-    return q;
-  }();
+Pools& pools() {
+  static Pools* p = new Pools;
   return *p;
+}
+
+int current_device() {
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  return device;
 }
 
 }  // namespace
@@ -46,82 +68,87 @@ Pool& pool() {
 void* device_allocate(size_t bytes) {
   if (bytes == 0) return nullptr;
   const size_t rounded = (bytes + kBlockRound - 1) / kBlockRound * kBlockRound;
-  Pool& pl = pool();
+  const int device = current_device();
+  Pools& pl = pools();
   void* p = nullptr;
   MemoryTotals after;
   bool poison = false;
   {
     std::lock_guard<std::mutex> lock(pl.mutex);
-    if (auto it = pl.cached.find(rounded); it != pl.cached.end()) {
+    DevicePool& d = pl.on(device);
+    if (auto it = d.cached.find(rounded); it != d.cached.end()) {
       p = it->second;
-      pl.cached.erase(it);
+      d.cached.erase(it);
     } else {
       if (cudaMalloc(&p, rounded) != cudaSuccess) {
         cudaGetLastError();  // clear the failed allocation's error; try again with the pool given back
-        pl.release_cached();
+        pl.release_cached(device);
         if (cudaMalloc(&p, rounded) != cudaSuccess) {
           cudaGetLastError();
           return nullptr;
         }
       }
-      pl.totals.reserved += static_cast<int64_t>(rounded);
+      d.totals.reserved += static_cast<int64_t>(rounded);
     }
-    pl.live[p] = rounded;
-    pl.totals.allocated += static_cast<int64_t>(rounded);
-    pl.totals.peak_allocated = std::max(pl.totals.peak_allocated, pl.totals.allocated);
-    after = pl.totals;
+    pl.live[p] = Block{rounded, device};
+    d.totals.allocated += static_cast<int64_t>(rounded);
+    d.totals.peak_allocated = std::max(d.totals.peak_allocated, d.totals.allocated);
+    after = d.totals;
     poison = pl.poison > 0;
   }
   if (poison) CUDA_CHECK(cudaMemset(p, 0xFF, rounded));
-  record_memory(reinterpret_cast<int64_t>(p), static_cast<int64_t>(rounded), after.allocated, after.reserved,
-                pl.device);
+  record_memory(reinterpret_cast<int64_t>(p), static_cast<int64_t>(rounded), after.allocated, after.reserved, device);
   return p;
 }
 
 void device_free(void* p) {
   if (!p) return;
-  Pool& pl = pool();
+  Pools& pl = pools();
   MemoryTotals after;
-  size_t rounded = 0;
+  Block block{};
   {
     std::lock_guard<std::mutex> lock(pl.mutex);
     auto it = pl.live.find(p);
     if (it == pl.live.end()) return;  // not ours: nothing to give back
-    rounded = it->second;
+    block = it->second;
     pl.live.erase(it);
-    pl.cached.emplace(rounded, p);
-    pl.totals.allocated -= static_cast<int64_t>(rounded);
-    after = pl.totals;
+    DevicePool& d = pl.on(block.device);
+    d.cached.emplace(block.bytes, p);
+    d.totals.allocated -= static_cast<int64_t>(block.bytes);
+    after = d.totals;
   }
-  record_memory(reinterpret_cast<int64_t>(p), -static_cast<int64_t>(rounded), after.allocated, after.reserved,
-                pl.device);
+  record_memory(reinterpret_cast<int64_t>(p), -static_cast<int64_t>(block.bytes), after.allocated, after.reserved,
+                block.device);
 }
 
 MemoryTotals memory_totals() {
-  Pool& pl = pool();
+  const int device = current_device();
+  Pools& pl = pools();
   std::lock_guard<std::mutex> lock(pl.mutex);
-  return pl.totals;
+  return pl.on(device).totals;
 }
 
 void reset_peak_allocated() {
-  Pool& pl = pool();
+  const int device = current_device();
+  Pools& pl = pools();
   std::lock_guard<std::mutex> lock(pl.mutex);
-  pl.totals.peak_allocated = pl.totals.allocated;
+  MemoryTotals& t = pl.on(device).totals;
+  t.peak_allocated = t.allocated;
 }
 
 void empty_cache() {
-  Pool& pl = pool();
+  Pools& pl = pools();
   std::lock_guard<std::mutex> lock(pl.mutex);
-  pl.release_cached();
+  for (int device = 0; device < static_cast<int>(pl.devices.size()); ++device) pl.release_cached(device);
 }
 
 PoisonAllocations::PoisonAllocations() {
-  std::lock_guard<std::mutex> lock(pool().mutex);
-  ++pool().poison;
+  std::lock_guard<std::mutex> lock(pools().mutex);
+  ++pools().poison;
 }
 PoisonAllocations::~PoisonAllocations() {
-  std::lock_guard<std::mutex> lock(pool().mutex);
-  --pool().poison;
+  std::lock_guard<std::mutex> lock(pools().mutex);
+  --pools().poison;
 }
 
 }  // namespace ladder

@@ -8,9 +8,11 @@
 // with both totals: the trace then has the [memory] events a torch.profiler trace has with profile_memory=True, and
 // `ladder-trace memory` draws the same curves from ours as from PyTorch's.
 //
-// Simpler than PyTorch's: a block is reused only by a request of the same rounded size (PyTorch also splits large
-// cached segments), and everything runs on one stream, so a block freed on the host can be handed out again at once
-// (the work that used it is ordered before the work that will).
+// As PyTorch's, it keeps one pool and one pair of totals per device: a request is served from the pool of the device
+// current when it is made (cudaGetDevice), and a block goes back to the pool of the device it came from, whichever
+// device is current when it is freed. Simpler than PyTorch's: a block is reused only by a request of the same rounded
+// size (PyTorch also splits large cached segments), and everything on a device runs on one stream, so a block freed
+// on the host can be handed out again at once (the work that used it is ordered before the work that will).
 #pragma once
 
 #include <cstddef>
@@ -34,9 +36,10 @@ void* device_allocate(size_t bytes);
 // Returns a block from device_allocate to the pool. Null is ignored.
 void device_free(void* p);
 
+// The totals and the peak of the current device.
 MemoryTotals memory_totals();
 void reset_peak_allocated();
-// Gives every block waiting in the pool back to the driver (cudaFree).
+// Gives every block waiting in every device's pool back to the driver (cudaFree).
 void empty_cache();
 
 // While one of these lives, every block handed out is first filled with 0xFF bytes (NaN in float32 and bf16), so an

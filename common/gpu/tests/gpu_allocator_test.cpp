@@ -73,6 +73,39 @@ TEST(CachingAllocator, PoisonedBlocksAreNaNEvenWhenReused) {
   device_free(b);
 }
 
+// One pool per device: a request is served on the device current when it is made, and a block goes back to the pool of
+// the device it came from, whichever device is current at the free. (With one pool for all, a block GPU 0 freed was
+// handed to GPU 1, and the first cudaMemset on it failed: 04's every-GPU test on four H100s.) Needs two GPUs.
+TEST(CachingAllocator, EachDeviceHasItsOwnPool) {
+  SKIP_WITHOUT_GPU();
+  int devices = 0, first = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&devices));
+  CUDA_CHECK(cudaGetDevice(&first));
+  if (devices < 2) GTEST_SKIP() << "one GPU: nothing to keep apart";
+  const int other = first == 0 ? 1 : 0;
+  ladder::empty_cache();
+  void* a = device_allocate(4096);
+  const int64_t first_allocated = memory_totals().allocated;
+  CUDA_CHECK(cudaSetDevice(other));
+  const int64_t other_allocated = memory_totals().allocated;
+  device_free(a);  // freed while the other device is current: back to its own device's pool
+  EXPECT_EQ(memory_totals().allocated, other_allocated);
+  void* b = device_allocate(4096);
+  EXPECT_NE(b, a);
+  cudaPointerAttributes where{};
+  CUDA_CHECK(cudaPointerGetAttributes(&where, b));
+  EXPECT_EQ(where.device, other);
+  CUDA_CHECK(cudaMemset(b, 0, 4096));
+  device_free(b);
+  CUDA_CHECK(cudaSetDevice(first));
+  EXPECT_EQ(memory_totals().allocated, first_allocated - 4096);
+  void* c = device_allocate(4096);
+  EXPECT_EQ(c, a);  // the block came back to this device's pool
+  CUDA_CHECK(cudaMemset(c, 0, 4096));
+  device_free(c);
+  ladder::empty_cache();
+}
+
 TEST(CachingAllocator, TensorsGiveTheirBlocksBack) {
   SKIP_WITHOUT_GPU();
   const int64_t base = memory_totals().allocated;
