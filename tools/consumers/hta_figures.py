@@ -18,8 +18,9 @@ and this gives HTA's overlap figure two streams that really ran at once. The tes
   VENV=build/consumers-venvs/pandas-latest   # made by tools/consumers/check_consumers.sh
   $VENV/bin/python tools/consumers/hta_figures.py --out common/trace/tests/data/torch211_user/hta_figures.json
 
---set nccl does the same for the real NCCL runs (bench/record_torch_ranks.py on 2 H100s): the DDP folder and the
-tensor-parallel folder, into common/trace/tests/data/torch211_nccl/hta_figures.json.
+--set nccl does the same for the real NCCL runs (bench/record_torch_ranks.py on 2 H100s): the DDP, tensor-parallel and
+async folders, into common/trace/tests/data/torch211_nccl/hta_figures.json; --set nccl4 for the same runs on 4 H100s,
+into common/trace/tests/data/torch211_nccl4/hta_figures.json.
 """
 import argparse
 import contextlib
@@ -44,7 +45,9 @@ TRACES = {
 }
 NCCL_NAME = "ncclDevKernel_AllReduce_Sum_f32"
 NCCL_DATA = "common/trace/tests/data/torch211_nccl"
-SETS = {"user": TRACES, "nccl": {"ddp": f"{NCCL_DATA}/ddp", "tp": f"{NCCL_DATA}/tp", "async": f"{NCCL_DATA}/async"}}
+SETS = {"user": TRACES}
+for name, folder in (("nccl", NCCL_DATA), ("nccl4", NCCL_DATA + "4")):
+    SETS[name] = {run: f"{folder}/{run}" for run in ("ddp", "tp", "async")}
 
 
 def second_stream_as_nccl(src_folder, dst_folder):

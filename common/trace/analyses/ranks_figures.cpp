@@ -7,6 +7,7 @@
 #include <atomic>
 #include <exception>
 #include <map>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -90,8 +91,14 @@ RankFigures rank_figures(const Trace& trace, int rank, const std::string& path) 
     c.seq = e->seq;
     c.ts_ns = e->ts_ns, c.end_ns = e->end_ns();
     c.pid = e->pid, c.tid = e->tid;
-    // The step that launched it: its launch call's, else (a CPU range, or no launch call in the trace) its own start.
+    // The step that launched it: its launch call's; else its own start (a CPU range; a trace without launch calls);
+    // none for a kernel whose launch a trace with launch calls does not hold: it was launched before the capture
+    // window, and its start may fall in a step that did not launch it.
     const auto it = e->correlation >= 0 ? launched_at.find(e->correlation) : launched_at.end();
+    if (r.comm_kernels && !launched_at.empty() && it == launched_at.end()) {
+      r.collectives.push_back(std::move(c));
+      continue;
+    }
     const int64_t launch = it != launched_at.end() ? it->second : e->ts_ns;
     auto s = std::upper_bound(r.steps.begin(), r.steps.end(), launch,
                               [](int64_t t, const RankFigures::Step& st) { return t < st.ts_ns; });
@@ -100,6 +107,15 @@ RankFigures rank_figures(const Trace& trace, int rank, const std::string& path) 
   }
   std::stable_sort(r.collectives.begin(), r.collectives.end(),
                    [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
+  // A collective the trace names no group for takes its stream's, where the stream's others name exactly one.
+  std::map<std::pair<int64_t, int64_t>, std::set<std::string>> stream_groups;
+  for (const auto& c : r.collectives) {
+    if (!c.group.empty()) stream_groups[{c.pid, c.tid}].insert(c.group);
+  }
+  for (auto& c : r.collectives) {
+    const auto it = c.group.empty() ? stream_groups.find({c.pid, c.tid}) : stream_groups.end();
+    if (it != stream_groups.end() && it->second.size() == 1) c.group = *it->second.begin();
+  }
   // Each step's span to the end of the GPU work it launched.
   for (auto& st : r.steps) st.work_end_ns = st.end_ns;
   for (const Event& e : trace.events) {

@@ -64,7 +64,10 @@ struct RankFigures {
   bool comm_kernels = false;                  // the rank ran NCCL kernels: overlap% is defined
   struct Collective {
     std::string name;
-    std::string group;  // its process group's name, "" where the trace names none
+    // Its process group's name. A kernel whose launch fell before the capture window carries no args (Kineto copies
+    // them from the launching op): it takes the group of the other collectives on its stream (a communicator has one
+    // stream), and "" where none names one.
+    std::string group;
     int64_t seq = -1;   // "Seq", -1 where the trace records none
     int64_t ts_ns = 0, end_ns = 0;
     int64_t pid = 0, tid = 0;  // where it ran: the kernel's device and stream, or the range's process and thread

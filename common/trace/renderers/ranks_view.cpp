@@ -42,7 +42,7 @@ std::string matching_note(const std::vector<RankFigures>& ranks, const Matching&
     }
     if (count == 0) continue;
     const int64_t t0 = ranks[r].steps.empty() ? 0 : ranks[r].steps.front().ts_ns;
-    out += fmt::format("  unmatched: rank {} holds {} collective{} that other ranks' traces do not (starting {} to {} "
+    out += fmt::format("  unmatched: rank {} holds {} collective{} that some other rank's trace lacks (starting {} to {} "
                        "us from its first step): no wait counted for them\n",
                        ranks[r].rank, count, count == 1 ? "" : "s", us(first - t0), us(last - t0));
   }

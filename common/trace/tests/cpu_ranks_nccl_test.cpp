@@ -36,16 +36,23 @@ const std::string kData = std::string(LADDER_TEST_DATA) + "/torch211_nccl/";
 
 double us(int64_t ns) { return ns / 1e3; }
 
+const std::string kData4 = std::string(LADDER_TEST_DATA) + "/torch211_nccl4/";
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
 const nlohmann::json& hta() {
-  static const nlohmann::json doc = [] {
-    std::ifstream in(kData + "hta_figures.json");
-    return nlohmann::json::parse(in);
-  }();
+  static const nlohmann::json doc = read_json(kData + "hta_figures.json");
+  return doc;
+}
+const nlohmann::json& hta4() {
+  static const nlohmann::json doc = read_json(kData4 + "hta_figures.json");
   return doc;
 }
 
-std::vector<RankFigures> figures(const std::string& run) {
-  return load_rank_figures(kData + run, kDefaultMaxJsonBytes);
+std::vector<RankFigures> figures(const std::string& run, const std::string& data = kData) {
+  return load_rank_figures(data + run, kDefaultMaxJsonBytes);
 }
 
 // Per rank, per step name: its collectives and the sum of its waits.
@@ -158,34 +165,41 @@ TEST(NcclRanks, WaitsLieWithinTheStepAndTheStragglerIsTheOneWaitedFor) {
   EXPECT_NE(csv.find("ProfilerStep#3,1,5692.7,0,0,"), std::string::npos) << csv;
 }
 
+namespace {
+
+// Ours against HTA's comm/comp overlap for every rank of one recorded run, to 0.01 points.
+void expect_overlap_as_hta(const std::string& data, const std::string& run, const nlohmann::json& figs) {
+  for (const RankTrace& rt : load_ranks(data + run)) {
+    SCOPED_TRACE(std::string(run) + " rank " + std::to_string(rt.rank));
+    const std::vector<const Event*> kept = hta_kept_activities(rt.trace);
+    EXPECT_EQ(static_cast<int>(kept.size()),
+              figs["traces"][run]["ns"]["kept"][std::to_string(rt.rank)]["gpu_activities"].get<int>());
+    const std::set<const Event*> keep(kept.begin(), kept.end());
+    Trace only = rt.trace;
+    only.events.clear();
+    for (const Event& e : rt.trace.events) {
+      if (!is_gpu_activity(e.cat) || keep.count(&e)) only.events.push_back(e);
+    }
+    const RankFigures f = rank_figures(only, rt.rank, run);
+    ASSERT_TRUE(f.comm_kernels);
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (const Event* e : kept) first = std::min(first, e->ts_ns), last = std::max(last, e->end_ns());
+    const CommCompSplit s = comm_comp_split(f, first, last);
+    const double ours = 100.0 * s.overlapping_ns / (s.overlapping_ns + s.communication_ns);
+    double theirs = -1;
+    for (const auto& row : figs["traces"][run]["ns"]["comm_comp_overlap"]) {
+      if (row["rank"] == rt.rank) theirs = row["comp_comm_overlap_pctg"].get<double>();
+    }
+    EXPECT_NEAR(ours, theirs, 0.01);
+  }
+}
+
+}  // namespace
+
 // HTA's comm/comp overlap against ours over HTA's set of GPU activities and its span (cpu_hta_oracle_test.cpp says
 // why HTA's window differs from a step): to 0.01 points, where the issue asked for 0.5.
 TEST(NcclRanks, CommCompOverlapMatchesHta) {
-  for (const char* run : {"ddp", "tp", "async"}) {
-    for (const RankTrace& rt : load_ranks(kData + run)) {
-      SCOPED_TRACE(std::string(run) + " rank " + std::to_string(rt.rank));
-      const std::vector<const Event*> kept = hta_kept_activities(rt.trace);
-      EXPECT_EQ(static_cast<int>(kept.size()),
-                hta()["traces"][run]["ns"]["kept"][std::to_string(rt.rank)]["gpu_activities"].get<int>());
-      const std::set<const Event*> keep(kept.begin(), kept.end());
-      Trace only = rt.trace;
-      only.events.clear();
-      for (const Event& e : rt.trace.events) {
-        if (!is_gpu_activity(e.cat) || keep.count(&e)) only.events.push_back(e);
-      }
-      const RankFigures f = rank_figures(only, rt.rank, run);
-      ASSERT_TRUE(f.comm_kernels);
-      int64_t first = INT64_MAX, last = INT64_MIN;
-      for (const Event* e : kept) first = std::min(first, e->ts_ns), last = std::max(last, e->end_ns());
-      const CommCompSplit s = comm_comp_split(f, first, last);
-      const double ours = 100.0 * s.overlapping_ns / (s.overlapping_ns + s.communication_ns);
-      double theirs = -1;
-      for (const auto& row : hta()["traces"][run]["ns"]["comm_comp_overlap"]) {
-        if (row["rank"] == rt.rank) theirs = row["comp_comm_overlap_pctg"].get<double>();
-      }
-      EXPECT_NEAR(ours, theirs, 0.01);
-    }
-  }
+  for (const char* run : {"ddp", "tp", "async"}) expect_overlap_as_hta(kData, run, hta());
   // The figures themselves, as HTA printed them: DDP overlaps some of its all-reduces with the backward's GEMMs; the
   // tensor-parallel forward's one all-reduce waits for the down GEMM's partial sums, so nothing overlaps it.
   EXPECT_EQ(hta()["traces"]["ddp"]["ns"]["comm_comp_overlap"][0]["comp_comm_overlap_pctg"].get<double>(), 11.18);
@@ -221,7 +235,7 @@ TEST(NcclRanks, TwoGroupsAndTwoCaptureWindows) {
   EXPECT_NEAR(us(steps[0].at("ProfilerStep#3").wait_ns), 5907.5, 0.05);
   EXPECT_NEAR(us(ranks[0].steps[2].end_ns - ranks[0].steps[2].ts_ns), 5691.2, 0.05);
   EXPECT_NE(ranks_view(ranks, "", OutputFormat::Text)
-                .find("unmatched: rank 0 holds 3 collectives that other ranks' traces do not"),
+                .find("unmatched: rank 0 holds 3 collectives that some other rank's trace lacks"),
             std::string::npos);
 }
 
@@ -242,7 +256,7 @@ TEST(NcclRanks, ACollectiveOnlyOneTraceHoldsIsUnmatched) {
     by_place = std::max(by_place, std::abs(ranks[0].collectives[i].end_ns - ranks[1].collectives[i].end_ns));
   EXPECT_GT(us(by_place), 1000.0);
   const std::string text = ranks_view(ranks, "", OutputFormat::Text);
-  EXPECT_NE(text.find("unmatched: rank 0 holds 1 collective that other ranks' traces do not"), std::string::npos)
+  EXPECT_NE(text.find("unmatched: rank 0 holds 1 collective that some other rank's trace lacks"), std::string::npos)
       << text;
 }
 
@@ -368,4 +382,116 @@ TEST(NcclRanks, TracesOfDifferentRunsAreFlagged) {
   const std::string text = ranks_view(mixed, "", OutputFormat::Text);
   EXPECT_NE(text.find("warning: matched collectives end up to"), std::string::npos) << text;
   EXPECT_EQ(ranks_view(figures("ddp"), "", OutputFormat::Text).find("warning:"), std::string::npos);
+}
+
+// The same runs on four H100s (tests/data/torch211_nccl4, recorded by bench/record_torch_ranks.py on a 4-GPU machine
+// with nothing else running; record.log): every rank holds the same collectives per step, the waits lie within their
+// steps, HTA's overlap agrees, and the straggler is the rank the others' NCCL kernels wait for. Read by hand from the
+// JSON (each DDP kernel's start minus the last rank's start, us, per collective, ranks 0 / 1 / 2 / 3):
+//   ProfilerStep#2: -653.0 / -1054.9 / 0 / -248.3;  -922.1 / -1378.7 / 0 / -335.2;  -2910.7 / -2911.5 / 0 / -2909.8
+//   ProfilerStep#3: -2249.1 / -2154.5 / 0 / -1849.9;  -1663.0 / -1667.5 / 0 / -1663.3;  -413.4 / -408.9 / 0 / -407.0
+// Rank 2 starts every all-reduce last (its ends agree with the others' within 8.5 us): it is the straggler, not rank
+// 3, which has twice the tokens. The steps are host-bound (6.5 to 7.8 ms of CPU around about 1 ms of kernels), and
+// rank 2's CPU began both steps last; a bigger batch on the GPU does not show at all.
+TEST(NcclRanksFour, EveryRankHasTheSameCollectivesPerStep) {
+  for (const char* run : {"ddp", "tp", "async"}) {
+    SCOPED_TRACE(run);
+    const std::vector<RankFigures> ranks = figures(run, kData4);
+    ASSERT_EQ(ranks.size(), 4u);
+    const Matching m = match_collectives(ranks);
+    EXPECT_FALSE(m.by_seq);
+    EXPECT_EQ(m.name_mismatches, 0);
+    EXPECT_LT(us(m.max_end_spread_ns), 100.0);
+    const std::string r = run;
+    EXPECT_EQ(m.complete, r == "ddp" ? 6 : r == "tp" ? 3 : 7);
+    EXPECT_EQ(m.incomplete, r == "async" ? 2 : 0);
+    const auto steps = per_step(ranks, m);
+    for (const char* step : {"ProfilerStep#2", "ProfilerStep#3"}) {
+      for (size_t k = 0; k < 4; ++k) {
+        ASSERT_TRUE(steps[k].count(step)) << k << " " << step;
+        EXPECT_EQ(steps[k].at(step).collectives, r == "tp" ? 1 : 3) << k << " " << step;
+      }
+    }
+  }
+}
+
+TEST(NcclRanksFour, WaitsLieWithinTheStepAndTheStragglerIsTheOneWaitedFor) {
+  for (const char* run : {"ddp", "tp", "async"}) {
+    const std::vector<RankFigures> ranks = figures(run, kData4);
+    const auto steps = per_step(ranks, match_collectives(ranks));
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      for (const auto& st : ranks[r].steps) {
+        if (!steps[r].count(st.name)) continue;
+        EXPECT_LE(steps[r].at(st.name).wait_ns, st.work_end_ns - st.ts_ns) << run << " rank " << r << " " << st.name;
+      }
+    }
+  }
+  const std::vector<RankFigures> ranks = figures("ddp", kData4);
+  const auto steps = per_step(ranks, match_collectives(ranks));
+  const double by_hand[2][4] = {{653.0 + 922.1 + 2910.7, 1054.9 + 1378.7 + 2911.5, 0, 248.3 + 335.2 + 2909.8},
+                                {2249.1 + 1663.0 + 413.4, 2154.5 + 1667.5 + 408.9, 0, 1849.9 + 1663.3 + 407.0}};
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_NEAR(us(steps[k].at("ProfilerStep#2").wait_ns), by_hand[0][k], 0.2) << k;
+    EXPECT_NEAR(us(steps[k].at("ProfilerStep#3").wait_ns), by_hand[1][k], 0.2) << k;
+  }
+  const std::string csv = ranks_view(ranks, "", OutputFormat::Csv);
+  for (const char* step : {"ProfilerStep#2", "ProfilerStep#3"}) {
+    for (int k = 0; k < 4; ++k) {  // the 5th field, straggler: 1 on rank 2's row, 0 on the others
+      const size_t at = csv.find(std::string(step) + "," + std::to_string(k) + ",");
+      ASSERT_NE(at, std::string::npos);
+      size_t f = at;
+      for (int n = 0; n < 4; ++n) f = csv.find(',', f) + 1;
+      EXPECT_EQ(csv.substr(f, 2), k == 2 ? "1," : "0,") << csv.substr(at, 80);
+    }
+  }
+}
+
+// Kernels launched before a rank's capture window carry no args: async's ranks 1 to 3 hold rank 0's ProfilerStep#1
+// all-reduce of group "1" (and rank 3 one of group "0") with no process group. Each takes its stream's group, so the
+// group-"1" one is matched on all four ranks (rank 0 arrived last: 1367.2 us of waiting in its ProfilerStep#1), and
+// none counts in a step of the ranks that did not launch it in the trace.
+TEST(NcclRanksFour, AKernelLaunchedBeforeTheWindowTakesItsStreamsGroup) {
+  const std::vector<RankFigures> ranks = figures("async", kData4);
+  for (size_t r = 1; r < 4; ++r) {
+    int no_step = 0;
+    for (const auto& c : ranks[r].collectives) {
+      EXPECT_FALSE(c.group.empty()) << r;
+      no_step += c.step < 0;
+    }
+    EXPECT_EQ(no_step, r == 3 ? 2 : 1) << r;
+  }
+  const Matching m = match_collectives(ranks);
+  int first_step_group1 = 0;
+  for (const MatchedCollective& c : m.collectives) {
+    if (!c.complete || c.group != "1") continue;
+    const auto& col = ranks[0].collectives[static_cast<size_t>(c.index[0])];
+    if (ranks[0].steps[static_cast<size_t>(col.step)].name != "ProfilerStep#1") continue;
+    ++first_step_group1;
+    EXPECT_EQ(c.last, 0);
+  }
+  EXPECT_EQ(first_step_group1, 1);
+  EXPECT_NE(ranks_view(ranks, "", OutputFormat::Text).find("ProfilerStep#1         0           3          2        "
+                                                           "0.0             1             1367.2"),
+            std::string::npos);
+}
+
+TEST(NcclRanksFour, CommCompOverlapMatchesHta) {
+  for (const char* run : {"ddp", "tp", "async"}) expect_overlap_as_hta(kData4, run, hta4());
+  EXPECT_EQ(hta4()["traces"]["ddp"]["ns"]["comm_comp_overlap"][2]["comp_comm_overlap_pctg"].get<double>(), 0.0);
+}
+
+// One picture of four ranks: a lane group per rank, the step's three all-reduces joined across all four, rank 2 named.
+TEST(NcclRanksFour, OnePictureOfEveryRank) {
+  const RanksPicture p = ranks_picture(kData4 + "ddp", "3", kDefaultMaxJsonBytes);
+  ASSERT_EQ(p.ranks.size(), 4u);
+  EXPECT_EQ(p.joins.size(), 3u);
+  EXPECT_EQ(p.unmatched, 0);
+  EXPECT_EQ(p.straggler, 2);
+  const std::string svg = ranks_svg(p, "ddp");
+  size_t groups = 0;
+  for (size_t at = svg.find("<g class=\"rank\""); at != std::string::npos; at = svg.find("<g class=\"rank\"", at + 1))
+    ++groups;
+  EXPECT_EQ(groups, 4u);
+  EXPECT_NE(svg.find("straggler: rank 2"), std::string::npos);
+  EXPECT_NE(ranks_timeline(p, 120).find("straggler: rank 2"), std::string::npos);
 }
