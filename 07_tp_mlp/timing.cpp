@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <set>
+#include <sstream>
 
 #include "chapter/gpu_timer.h"
 #include "gpu/stream.h"
@@ -25,6 +26,29 @@ std::string per_rank(const std::vector<double>& v) {
   std::string s;
   for (double us : v) s += fmt::format("{}{:.1f}", s.empty() ? "" : " / ", us);
   return s;
+}
+
+// Collective k is the k-th NCCL kernel on every rank (one communicator, one stream); the rank that starts it last
+// waits for no one, so its kernel is the transfer alone. The mean over k, in us; 0 when the counts differ.
+double transfer_from_last_arrival(const World& world, std::vector<std::pair<int64_t, int64_t>> mine) {
+  std::sort(mine.begin(), mine.end());
+  std::string packed;
+  for (const auto& [start, end] : mine) packed += fmt::format("{} {} ", start, end);
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> all;
+  for (const std::string& s : world.all_gather(packed)) {
+    all.emplace_back();
+    std::istringstream in(s);
+    for (int64_t start = 0, end = 0; in >> start >> end;) all.back().push_back({start, end});
+    if (all.back().size() != mine.size()) return 0;
+  }
+  if (mine.empty()) return 0;
+  double sum = 0;
+  for (size_t k = 0; k < mine.size(); ++k) {
+    size_t last = 0;
+    for (size_t r = 1; r < all.size(); ++r) last = all[r][k].first > all[last][k].first ? r : last;
+    sum += (all[last][k].second - all[last][k].first) / 1e3;
+  }
+  return sum / static_cast<double>(mine.size());
 }
 
 }  // namespace
@@ -71,12 +95,14 @@ Timings time_forwards(const World& world, const Communicator& comm, const std::f
 
   double sum = 0;
   int n = 0, steps = 0;
+  std::vector<std::pair<int64_t, int64_t>> mine;  // (start, end) of this rank's NCCL kernels, in launch order
   for (const ladder::Event& e : trace.events) {
-    if (is_nccl_kernel(e)) sum += e.dur_ns / 1e3, ++n;
+    if (is_nccl_kernel(e)) sum += e.dur_ns / 1e3, ++n, mine.push_back({e.ts_ns, e.ts_ns + e.dur_ns});
     if (e.cat == ladder::Cat::UserAnnotation && e.name.rfind("ProfilerStep#", 0) == 0) ++steps;
   }
   t.nccl_kernel_in_trace = world.all_gather(n ? sum / n : 0.0);
   t.nccl_kernels_per_step = steps ? n / steps : 0;
+  t.nccl_transfer_in_trace = transfer_from_last_arrival(world, mine);
   return t;
 }
 
@@ -123,6 +149,16 @@ std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim,
         "All-reduces inside overlap: {} NCCL kernels per step in the trace, each {:.1f} us on the "
         "mean ({:.1f} us per step against {:.1f} us for y alone)   [{}]\n",
         t.nccl_kernels_per_step, inside, inside * t.nccl_kernels_per_step, alone, per_rank(t.nccl_kernel_in_trace));
+  }
+  if (t.nccl_transfer_in_trace > 0) {
+    const double x = t.nccl_transfer_in_trace;
+    const std::string what =
+        mode == "tp" ? fmt::format("{:.1f} us, {}, {:.2f}x alone", x, bw(x), x / alone)
+                     : fmt::format("{:.1f} us each, {:.1f} us per step", x, x * t.nccl_kernels_per_step);
+    out += fmt::format(
+        "  the same kernels from the last rank's arrival (per collective, the kernel of the rank that started it "
+        "last, which waits for no one): {}; the rest is waiting for the last rank\n",
+        what);
   }
   out += "(busbw = algbw x 2(n-1)/n: nccl-tests' bus bandwidth of an all-reduce, comparable across rank counts)\n";
   return out;

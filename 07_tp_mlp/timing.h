@@ -28,6 +28,10 @@ struct Timings {
   std::vector<double> all_reduce_alone;                      // an all-reduce of y's bytes, nothing else running
   std::vector<double> nccl_kernel_in_trace;                  // the mean NCCL kernel of the profiled mode's active steps
   int nccl_kernels_per_step = 0;
+  // The same kernels from the last rank's arrival on: per collective, the kernel of the rank that started it last
+  // (the ranks stamp with one clock), which waits for no one; their mean. 0 when the ranks' traces hold different
+  // counts of NCCL kernels.
+  double nccl_transfer_in_trace = 0;
 };
 
 // Times every forward with GpuTimer (median of the same count of runs on every rank: the ranks wait for each other in
