@@ -70,3 +70,6 @@ endforeach()
 tp_one_error(07_tp_mlp.nccl_fails nonzero "error: rank 0: NCCL error: .*ncclGetUniqueId" LABEL gpu
              COMMAND ${root_ok} NCCL_SOCKET_IFNAME=ladder_no_such_interface ${LADDER_MPIRUN} --oversubscribe -np 2
                      ${CHAPTER_EXE} --check-only --batch 3 --seq 5 --dim 64 --hidden 208)
+# On one GPU the two ranks stop before NCCL, at the shared GPU: a skip, as for the runs above (it failed there, on a
+# one-GPU H100 machine, with that line in place of NCCL's).
+set_tests_properties(07_tp_mlp.nccl_fails PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
