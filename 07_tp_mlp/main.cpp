@@ -6,6 +6,7 @@
 // GPU drops N-fold; what comes in is an all-reduce of all of y (12.6 MB at the blog's shape) over NVLink.
 //   --mode tp       the two GEMMs, then the all-reduce of y on the communication stream (PyTorch's TP plan)
 //   --mode overlap  the rows in --chunks chunks: chunk i's all-reduce runs while chunk i+1's GEMMs do
+//   --mode sp       sequence parallel: x and y split by rows; an all-gather of x, the GEMMs, a reduce-scatter of y
 //
 // Guess before you look: the all-reduce moves 12.6 MB per rank over links of a few hundred GB/s, and the forward
 // takes under 200 us on one H100. Does splitting the GEMMs over two GPUs pay for it? And at 4x the batch?
@@ -66,9 +67,10 @@ int main(int argc, char** argv) {
                                  {"--hidden", &hidden, "hidden width of the MLP (hidden/ranks a multiple of 8)"}})
     app.add_option(name, *var, what)->check(int_range(1, kMaxDim))->capture_default_str();
   app.add_option("--mode", mode,
-                 "what the profiled forward runs: tp (GEMMs, then one all-reduce) or overlap "
-                 "(chunks whose all-reduces overlap the next chunk's GEMMs)")
-      ->check(CLI::IsMember({"tp", "overlap"}))
+                 "what the profiled forward runs: tp (GEMMs, then one all-reduce), overlap "
+                 "(chunks whose all-reduces overlap the next chunk's GEMMs) or sp (x and y split by rows: an "
+                 "all-gather of x, the GEMMs, a reduce-scatter of y)")
+      ->check(CLI::IsMember({"tp", "overlap", "sp"}))
       ->capture_default_str();
   app.add_option("--chunks", chunks, "chunks of rows in --mode overlap")
       ->check(int_range(1, 64))
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
   if (rc >= 0) return rc;
 
   const int64_t rows = batch * seq, hs = hidden / ranks;
+  const int64_t rows_per_rank = (rows + ranks - 1) / ranks, padded = rows_per_rank * ranks;  // --mode sp's split
   const DType dt = DType::BF16;
   const std::string folder = [&] {
     std::string p =
@@ -133,7 +136,13 @@ int main(int argc, char** argv) {
                        {rows, hidden / ranks},
                        {rows, dim},
                        {rows, dim},
-                       {rows, dim}},
+                       {rows, dim},
+                       {rows_per_rank, dim},
+                       {padded, dim},
+                       {padded, hs},
+                       {padded, dim},
+                       {rows_per_rank, dim},
+                       {padded, dim}},
                       dt);
          if (rank == 0 && !common.check_only) ensure_writable_dir(folder);
        })) >= 0)
@@ -157,9 +166,10 @@ int main(int argc, char** argv) {
   const float bd = 1.0f / std::sqrt(float(dim)), bh = 1.0f / std::sqrt(float(hidden));
   const uint64_t sx = common.seed + 1, sgate = common.seed + 2, sup = common.seed + 3, sdown = common.seed + 4;
   std::optional<Tensor> x, gate, up, down, m_full, m, y_one, y_tp, y_overlap;
+  std::optional<Tensor> x_rows, x_all, m_all, y_all, y_rows, y_sp;  // --mode sp: this rank's rows, and all of them
   std::optional<ch07::Shard> shard;
   std::optional<ch07::TensorParallelMlp> mlp;
-  std::function<void()> one_gpu, tp, overlap;
+  std::function<void()> one_gpu, tp, overlap, sp;
   std::string check_line;
   std::vector<std::string> sums;
   if ((rc = stage(world, [&] {
@@ -173,6 +183,19 @@ int main(int argc, char** argv) {
          y_one = empty({batch, seq, dim}, dt);
          y_tp = empty({batch, seq, dim}, dt);
          y_overlap = empty({batch, seq, dim}, dt);
+         // Sequence parallel: this rank's rows of x (in a real model they arrive split; here they are cut from the
+         // replicated x), zeros past the last row.
+         x_rows = empty({rows_per_rank, dim}, dt);
+         CUDA_CHECK(cudaMemset(x_rows->data, 0, x_rows->nbytes()));
+         const int64_t first = std::min(rows, rank * rows_per_rank),
+                       mine = std::min(rows, first + rows_per_rank) - first;
+         CUDA_CHECK(cudaMemcpy(x_rows->data, static_cast<char*>(x->data) + first * dim * dtype_size(dt),
+                               mine * dim * dtype_size(dt), cudaMemcpyDeviceToDevice));
+         x_all = empty({padded, dim}, dt);
+         m_all = empty({padded, hs}, dt);
+         y_all = empty({padded, dim}, dt);
+         y_rows = empty({rows_per_rank, dim}, dt);
+         y_sp = empty({padded, dim}, dt);
          mlp.emplace(*shard, *comm, kernel, 64);
          one_gpu = [&] {
            ch04::geglu_gemm(*x, *gate, *up, *m_full, kernel);
@@ -180,26 +203,40 @@ int main(int argc, char** argv) {
          };
          tp = [&] { mlp->tp(*x, *m, *y_tp); };
          overlap = [&] { mlp->overlap(*x, *m, *y_overlap, chunks); };
-         for (const Tensor* t : {&*m_full, &*m, &*y_one, &*y_tp, &*y_overlap}) poison(*t);
+         sp = [&] { mlp->sp(*x_rows, *x_all, *m_all, *y_all, *y_rows); };
+         for (const Tensor* t :
+              {&*m_full, &*m, &*y_one, &*y_tp, &*y_overlap, &*x_all, &*m_all, &*y_all, &*y_rows, &*y_sp})
+           poison(*t);
          one_gpu();
          tp();
          overlap();
+         sp();
+         comm->all_gather(*y_rows, *y_sp);  // for the check only: every rank's rows of sp's y, in order
          comm->sync();
+         const Tensor y_sp_rows = view_of(y_sp->data, dt, {batch, seq, dim});  // without the padding rows
          ch07::ReferenceRows ref(sx, sgate, sup, sdown, dim, hidden, dt);
-         for (auto [name, y] : {std::pair{"one GPU", &*y_one}, {"tp", &*y_tp}, {"overlap", &*y_overlap}}) {
+         for (auto [name, y] : {std::pair<const char*, const Tensor*>{"one GPU", &*y_one},
+                                {"tp", &*y_tp},
+                                {"overlap", &*y_overlap},
+                                {"sp", &y_sp_rows}}) {
            const std::string c = ref.check(*y, rows, name);
            check_line += fmt::format("check ({}): {}\n", name, c);
            sums.push_back(fmt::format("{:#018x}", checksum(*y)));
          }
+         const std::vector<float> a = to_host(*y_tp), b = to_host(y_sp_rows);
+         size_t differ = 0;
+         for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+         check_line += fmt::format("sp's y against tp's: {} of {} values differ\n", differ, a.size());
        })) >= 0)
     return rc;
-  // Every rank holds the whole y after the all-reduce: the same bits everywhere, or the sum went wrong somewhere.
-  const std::vector<std::string> all_sums = world.all_gather(sums[1] + " " + sums[2]);
+  // Every rank holds the whole y after the all-reduce (and after sp's check gathered its rows): the same bits
+  // everywhere, or the sum went wrong somewhere.
+  const std::vector<std::string> all_sums = world.all_gather(sums[1] + " " + sums[2] + " " + sums[3]);
   if ((rc = stage(world, [&] {
          for (int r = 1; r < ranks; ++r) {
            if (all_sums[r] != all_sums[0])
              throw Error(
-                 fmt::format("the ranks' outputs differ: rank {}'s tp and overlap checksums are {}, rank 0's "
+                 fmt::format("the ranks' outputs differ: rank {}'s tp, overlap and sp checksums are {}, rank 0's "
                              "{}",
                              r, all_sums[r], all_sums[0]));
          }
@@ -214,14 +251,14 @@ int main(int argc, char** argv) {
     fmt::print("geglu_gemm variant: {}\n{}", kernel, check_line);
     fmt::print(
         "every rank passed the same checks; output checksums, the same on every rank: one GPU {}, tp {}, "
-        "overlap {} ({} chunks)\n",
-        sums[0], sums[1], sums[2], chunks);
+        "overlap {} ({} chunks), sp {}\n",
+        sums[0], sums[1], sums[2], chunks, sums[3]);
   }
   if (common.check_only) return 0;
 
   // ---- 6. each rank profiles the chosen forward and writes its trace into the run's folder
   // ---------------------------
-  const std::function<void()>& forward = mode == "tp" ? tp : overlap;
+  const std::function<void()>& forward = mode == "tp" ? tp : mode == "sp" ? sp : overlap;
   std::optional<Trace> trace;
   std::string trace_file;
   if ((rc = stage(world, [&] { trace = ch07::profile_rank(common.schedule, forward, *comm); })) >= 0) return rc;
@@ -244,7 +281,7 @@ int main(int argc, char** argv) {
   ch07::Timings t;
   if ((rc = stage(world, [&] {
          t = ch07::time_forwards(
-             world, *comm, one_gpu, tp, [&](int c) { mlp->overlap(*x, *m, *y_overlap, c); }, chunks, *y_tp, *trace);
+             world, *comm, one_gpu, tp, [&](int c) { mlp->overlap(*x, *m, *y_overlap, c); }, chunks, sp, *y_tp, *trace);
        })) >= 0)
     return rc;
   if (rank == 0) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include "cuda/check.h"
@@ -51,17 +52,60 @@ Communicator::~Communicator() {
   if (comm_ && !aborted_) ncclCommDestroy(comm_);
 }
 
+namespace {
+
+ncclDataType_t nccl_type(const ladder::Tensor& t) {
+  return t.dtype == ladder::DType::BF16 ? ncclBfloat16 : ncclFloat32;
+}
+const char* torch_type(const ladder::Tensor& t) { return t.dtype == ladder::DType::BF16 ? "BFloat16" : "Float"; }
+
+// `part` and `whole` as a gather or a scatter over `ranks` ranks needs them.
+void require_parts(const char* what, const ladder::Tensor& part, const ladder::Tensor& whole, int ranks) {
+  if (!part.is_contiguous() || !whole.is_contiguous() || part.dtype != whole.dtype ||
+      whole.numel() != part.numel() * ranks)
+    throw ladder::Error(
+        fmt::format("{}: expected contiguous tensors of one dtype, the whole {} times the part's {} "
+                    "elements, got {}",
+                    what, ranks, part.numel(), whole.numel()));
+}
+
+}  // namespace
+
+void Communicator::recorded(const ladder::CollectiveCall& call, const char* range,
+                            const std::function<ncclResult_t()>& nccl, const char* expr) const {
+  ladder::Range op("record_param_comms", ladder::Cat::CpuOp);
+  if (op.recorded()) op.record_args(ladder::record_param_comms_args(call, group_));
+  ladder::Range inner(range, ladder::Cat::UserAnnotation);
+  check_nccl(nccl(), expr, __FILE__, __LINE__);
+}
+
 void Communicator::all_reduce_sum(const ladder::Tensor& t, cudaStream_t stream) const {
   if (!t.is_contiguous()) throw ladder::Error("all_reduce_sum: the tensor must be contiguous");
-  const bool bf16 = t.dtype == ladder::DType::BF16;
-  ladder::Range op("record_param_comms", ladder::Cat::CpuOp);
-  if (op.recorded()) {
-    op.record_args(ladder::record_param_comms_args(
-        {"allreduce", t.numel(), t.numel(), bf16 ? "BFloat16" : "Float", rank_}, group_));
-  }
-  ladder::Range range("nccl:all_reduce", ladder::Cat::UserAnnotation);
-  NCCL_CHECK(ncclAllReduce(t.data, t.data, static_cast<size_t>(t.numel()), bf16 ? ncclBfloat16 : ncclFloat32, ncclSum,
-                           comm_, stream));
+  recorded(
+      {"allreduce", t.numel(), t.numel(), torch_type(t), rank_}, "nccl:all_reduce",
+      [&] {
+        return ncclAllReduce(t.data, t.data, static_cast<size_t>(t.numel()), nccl_type(t), ncclSum, comm_, stream);
+      },
+      "ncclAllReduce(...)");
+}
+
+void Communicator::all_gather(const ladder::Tensor& in, const ladder::Tensor& out) const {
+  require_parts("all_gather", in, out, size_);
+  recorded(
+      {"_allgather_base", in.numel(), out.numel(), torch_type(in), rank_}, "nccl:_all_gather_base",
+      [&] { return ncclAllGather(in.data, out.data, static_cast<size_t>(in.numel()), nccl_type(in), comm_, stream_); },
+      "ncclAllGather(...)");
+}
+
+void Communicator::reduce_scatter_sum(const ladder::Tensor& in, const ladder::Tensor& out) const {
+  require_parts("reduce_scatter_sum", out, in, size_);
+  recorded(
+      {"reduce_scatter_tensor", in.numel(), out.numel(), torch_type(in), rank_}, "nccl:_reduce_scatter_base",
+      [&] {
+        return ncclReduceScatter(in.data, out.data, static_cast<size_t>(out.numel()), nccl_type(in), ncclSum, comm_,
+                                 stream_);
+      },
+      "ncclReduceScatter(...)");
 }
 
 void Communicator::sync() const {

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <functional>
 #include <string>
 
 #include "07_tp_mlp/world.h"
@@ -45,6 +46,14 @@ class Communicator {
   // unless told otherwise), inside record_param_comms { nccl:all_reduce { ncclAllReduce } }.
   void all_reduce_sum(const ladder::Tensor& t, cudaStream_t stream) const;
   void all_reduce_sum(const ladder::Tensor& t) const { all_reduce_sum(t, stream_); }
+  // out = every rank's `in`, one after the other in rank order (out holds size() times in's elements), on the
+  // communication stream, inside record_param_comms { nccl:_all_gather_base { ncclAllGather } }, as torch's
+  // all_gather_into_tensor records it.
+  void all_gather(const ladder::Tensor& in, const ladder::Tensor& out) const;
+  // out = this rank's part of the sum of every rank's `in` (part r: elements [r*n, (r+1)*n) of the sum, n = out's
+  // elements), on the communication stream, inside record_param_comms { nccl:_reduce_scatter_base
+  // { ncclReduceScatter } }, as torch's reduce_scatter_tensor records it.
+  void reduce_scatter_sum(const ladder::Tensor& in, const ladder::Tensor& out) const;
 
   // Waits until every stream of this GPU is idle, like cudaDeviceSynchronize, but never forever: it polls NCCL's
   // asynchronous error state, and when NCCL reports an error or the wait passes the timeout (a peer that stopped or
@@ -52,6 +61,10 @@ class Communicator {
   void sync() const;
 
  private:
+  // Runs `nccl` (one NCCL call, `expr` its text for an error) inside what torch records around a collective: a cpu_op
+  // record_param_comms with the call's args, and the user range `range` ("nccl:all_reduce", ...).
+  void recorded(const ladder::CollectiveCall& call, const char* range, const std::function<ncclResult_t()>& nccl,
+                const char* expr) const;
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   int rank_ = 0, size_ = 1;

@@ -55,7 +55,7 @@ double transfer_from_last_arrival(const World& world, std::vector<std::pair<int6
 
 Timings time_forwards(const World& world, const Communicator& comm, const std::function<void()>& one_gpu,
                       const std::function<void()>& tp, const std::function<void(int)>& overlap, int chunks,
-                      const ladder::Tensor& y, const ladder::Trace& trace) {
+                      const std::function<void()>& sp, const ladder::Tensor& y, const ladder::Trace& trace) {
   const ladder::GpuTimer timer;
   Timings t;
   t.runs = kRuns;
@@ -66,6 +66,7 @@ Timings time_forwards(const World& world, const Communicator& comm, const std::f
   t.tp = median(tp);
   std::set<int> counts = {2, 4, 8, chunks};
   for (int c : counts) t.overlap.push_back({c, median([&] { overlap(c); })});
+  t.sp = median(sp);
   // The same forwards from CUDA graphs, each captured once (NCCL's kernels and the events between the streams are
   // captured too). Captured on every rank before any is replayed, so a capture that fails fails every rank's rows.
   {
@@ -74,6 +75,7 @@ Timings time_forwards(const World& world, const Communicator& comm, const std::f
     try {
       graphs.push_back(std::make_unique<ladder::CudaGraph>(tp));
       for (int c : counts) graphs.push_back(std::make_unique<ladder::CudaGraph>([&] { overlap(c); }));
+      graphs.push_back(std::make_unique<ladder::CudaGraph>(sp));
     } catch (const std::exception& e) {
       mine = {1, e.what()};
     }
@@ -85,6 +87,8 @@ Timings time_forwards(const World& world, const Communicator& comm, const std::f
         const ladder::CudaGraph& graph = *graphs[++g];
         t.overlap_graph.push_back({c, median([&] { graph.launch(); })});
       }
+      const ladder::CudaGraph& sp_graph = *graphs[++g];
+      t.sp_graph = median([&] { sp_graph.launch(); });
     } else {
       t.graph_note = all.message;
     }
@@ -121,10 +125,12 @@ std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim,
   row(fmt::format("tp ({} GPUs)", ranks), t.tp);
   for (const auto& [c, v] : t.overlap)
     row(fmt::format("overlap ({} GPUs, {} chunks){}", ranks, c, c == chunks ? " *" : ""), v);
+  row(fmt::format("sp ({} GPUs)", ranks), t.sp);
   if (!t.tp_graph.empty()) {
     row(fmt::format("tp ({} GPUs), CUDA graph", ranks), t.tp_graph);
     for (const auto& [c, v] : t.overlap_graph)
       row(fmt::format("overlap ({} GPUs, {} chunks), CUDA graph{}", ranks, c, c == chunks ? " *" : ""), v);
+    row(fmt::format("sp ({} GPUs), CUDA graph", ranks), t.sp_graph);
   } else {
     out += fmt::format("  (no CUDA graph rows: capturing the forward failed: {})\n", t.graph_note);
   }
@@ -146,15 +152,16 @@ std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim,
         inside, bw(inside), inside / alone, per_rank(t.nccl_kernel_in_trace));
   } else {
     out += fmt::format(
-        "All-reduces inside overlap: {} NCCL kernels per step in the trace, each {:.1f} us on the "
-        "mean ({:.1f} us per step against {:.1f} us for y alone)   [{}]\n",
+        "{}: {} NCCL kernels per step in the trace, each {:.1f} us on the mean ({:.1f} us per step against {:.1f} "
+        "us for y's all-reduce alone)   [{}]\n",
+        mode == "sp" ? "The all-gather of x and the reduce-scatter of y inside sp" : "All-reduces inside overlap",
         t.nccl_kernels_per_step, inside, inside * t.nccl_kernels_per_step, alone, per_rank(t.nccl_kernel_in_trace));
   }
   if (t.nccl_transfer_in_trace > 0) {
     const double x = t.nccl_transfer_in_trace;
-    const std::string what =
-        mode == "tp" ? fmt::format("{:.1f} us, {}, {:.2f}x alone", x, bw(x), x / alone)
-                     : fmt::format("{:.1f} us each, {:.1f} us per step", x, x * t.nccl_kernels_per_step);
+    const std::string what = mode == "tp"
+                                 ? fmt::format("{:.1f} us, {}, {:.2f}x alone", x, bw(x), x / alone)
+                                 : fmt::format("{:.1f} us each, {:.1f} us per step", x, x * t.nccl_kernels_per_step);
     out += fmt::format(
         "  the same kernels from the last rank's arrival (per collective, the kernel of the rank that started it "
         "last, which waits for no one): {}; the rest is waiting for the last rank\n",

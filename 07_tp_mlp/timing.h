@@ -20,13 +20,15 @@ struct Timings {
   std::string flush_words;          // what GpuTimer flushes before each run
   std::vector<double> one_gpu, tp;  // the unsharded forward on each rank's GPU alone; --mode tp
   std::vector<std::pair<int, std::vector<double>>> overlap;  // (chunks, per rank)
+  std::vector<double> sp;                                    // --mode sp
   // The same forwards replayed from CUDA graphs (captured once: no host work between their kernels); empty when the
   // capture failed, and then graph_note says why.
   std::vector<double> tp_graph;
   std::vector<std::pair<int, std::vector<double>>> overlap_graph;
+  std::vector<double> sp_graph;
   std::string graph_note;
-  std::vector<double> all_reduce_alone;                      // an all-reduce of y's bytes, nothing else running
-  std::vector<double> nccl_kernel_in_trace;                  // the mean NCCL kernel of the profiled mode's active steps
+  std::vector<double> all_reduce_alone;      // an all-reduce of y's bytes, nothing else running
+  std::vector<double> nccl_kernel_in_trace;  // the mean NCCL kernel of the profiled mode's active steps
   int nccl_kernels_per_step = 0;
   // The same kernels from the last rank's arrival on: per collective, the kernel of the rank that started it last
   // (the ranks stamp with one clock), which waits for no one; their mean. 0 when the ranks' traces hold different
@@ -39,7 +41,7 @@ struct Timings {
 // reads the profiled mode's NCCL kernels from `trace`. Collective.
 Timings time_forwards(const World& world, const Communicator& comm, const std::function<void()>& one_gpu,
                       const std::function<void()>& tp, const std::function<void(int chunks)>& overlap, int chunks,
-                      const ladder::Tensor& y, const ladder::Trace& trace);
+                      const std::function<void()>& sp, const ladder::Tensor& y, const ladder::Trace& trace);
 
 // The table rank 0 prints: each forward (the slowest rank's median, every rank's in brackets) against the one-GPU
 // forward, and the all-reduce of y inside the profiled mode against the same bytes alone, with nccl-tests' algbw and

@@ -75,6 +75,19 @@ void TensorParallelMlp::tp(const Tensor& x, const Tensor& m, const Tensor& y) co
   hand_over(1, comm_.stream(), compute);
 }
 
+void TensorParallelMlp::sp(const Tensor& x_rows, const Tensor& x_all, const Tensor& m_all, const Tensor& y_all,
+                           const Tensor& y_rows) const {
+  const cudaStream_t compute = ladder::current_stream();
+  hand_over(0, compute, comm_.stream());  // x_rows written, and the last forward's GEMMs done with x_all
+  comm_.all_gather(x_rows, x_all);
+  hand_over(1, comm_.stream(), compute);
+  ch04::geglu_gemm(x_all, w_.gate, w_.up, m_all, variant_);
+  ladder::ops::linear(m_all, w_.down, nullptr, y_all);
+  hand_over(2, compute, comm_.stream());
+  comm_.reduce_scatter_sum(y_all, y_rows);
+  hand_over(3, comm_.stream(), compute);
+}
+
 void TensorParallelMlp::overlap(const Tensor& x, const Tensor& m, const Tensor& y, int chunks) const {
   if (chunks < 1 || static_cast<size_t>(chunks) >= events_.size())
     throw ladder::Error(fmt::format("overlap: {} chunks, expected 1 to {}", chunks, events_.size() - 1));

@@ -44,6 +44,13 @@ class TensorParallelMlp {
   // i+1's GEMMs run on the compute stream. An event after chunk i's down GEMM orders its all-reduce after it, and the
   // CPU issues chunk i+1's GEMMs before chunk i's all-reduce, so the compute stream never waits for the CPU.
   void overlap(const ladder::Tensor& x, const ladder::Tensor& m, const ladder::Tensor& y, int chunks) const;
+  // --mode sp (sequence parallel, as Megatron pairs it with tensor parallelism): x and y split by rows, rank r holding
+  // rows [r*R, (r+1)*R) of each (x_rows, y_rows: [R, dim]; the rows padded with zeros to N*R). One all-gather puts
+  // every rank's rows of x into x_all [N*R, dim], the two GEMMs run on all of them (m_all [N*R, Hs], y_all [N*R, dim]:
+  // this rank's part of the sum for every row), and one reduce-scatter leaves each rank its rows of the sum. The
+  // bytes on the links are those of the all-reduce, in two halves with the GEMMs between them.
+  void sp(const ladder::Tensor& x_rows, const ladder::Tensor& x_all, const ladder::Tensor& m_all,
+          const ladder::Tensor& y_all, const ladder::Tensor& y_rows) const;
 
  private:
   void hand_over(int i, cudaStream_t from, cudaStream_t to) const;  // `to` waits for what `from` has queued so far

@@ -26,7 +26,7 @@ endfunction()
 ladder_expect(07_tp_mlp.help_describes_every_option EXIT 0
               REGEX "--batch.*--seq.*--dim.*--hidden.*--mode[^\n]*tp[^\n]*overlap.*--chunks.*--kernel.*--nccl-timeout"
               COMMAND ${root_ok} ${CHAPTER_EXE} --help)
-tp_one_error(07_tp_mlp.bad_mode 2 "error: --mode: pipeline not in \\{tp,overlap\\}"
+tp_one_error(07_tp_mlp.bad_mode 2 "error: --mode: pipeline not in \\{tp,overlap,sp\\}"
              COMMAND ${np2} ${CHAPTER_EXE} --mode pipeline)
 tp_one_error(07_tp_mlp.bad_chunks 2 "error: --chunks: must be an integer from 1 to 64, got 0"
              COMMAND ${np2} ${CHAPTER_EXE} --chunks 0)
@@ -43,26 +43,27 @@ tp_one_error(07_tp_mlp.ranks_disagree 2 "error: the ranks were started with diff
                      --seed 2)
 tp_one_error(07_tp_mlp.no_gpu 2 "error: no CUDA GPU was found" COMMAND ${nogpu_np2} ${CHAPTER_EXE})
 
-# On the GPUs (label gpu): both modes checked on every rank against the CPU and against each other, at odd shapes
-# (15 rows in 4 chunks, the last one short) and at the blog's; each rank's trace as torch writes it.
+# On the GPUs (label gpu): every mode checked on every rank against the CPU and against each other, at odd shapes
+# (15 rows in 4 chunks, the last one short; 8 rows a rank in sp, the last one padded) and at the blog's; each rank's
+# trace as torch writes it.
 foreach(shape "--batch 3 --seq 5 --dim 64 --hidden 208 --chunks 4 --seed 1"
               "--batch 64 --seq 128 --dim 768 --hidden 3072")
   separate_arguments(args UNIX_COMMAND "${shape} --check-only")
   string(REGEX REPLACE "^--batch ([0-9]+) --seq ([0-9]+) .*" "b\\1_s\\2" tag "${shape}")
   ladder_expect(07_tp_mlp.np2_check_${tag} EXIT 0 LABEL gpu
-                REGEX "check \\(tp\\): .*check \\(overlap\\): .*every rank passed the same checks"
+                REGEX "check \\(tp\\): .*check \\(overlap\\): .*check \\(sp\\): .*sp's y against tp's: .*every rank passed the same checks"
                 COMMAND ${np2} ${CHAPTER_EXE} ${args})
 endforeach()
-foreach(mode tp overlap)
+foreach(mode tp overlap sp)
   add_test(NAME 07_tp_mlp.np2_trace_${mode}
            COMMAND ${CMAKE_COMMAND} "-DCMD=${np2};${CHAPTER_EXE};--batch;3;--seq;5;--dim;64;--hidden;208;--mode;${mode}"
-                   -DDIR=${CMAKE_BINARY_DIR}/test-traces/07_tp_mlp.np2_trace_${mode} -DRANKS=2
+                   -DDIR=${CMAKE_BINARY_DIR}/test-traces/07_tp_mlp.np2_trace_${mode} -DRANKS=2 -DMODE=${mode}
                    -DCHECKER=$<TARGET_FILE:ladder_check_trace> -DLADDER_CMAKE_DIR=${PROJECT_SOURCE_DIR}/cmake
                    -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/rank_traces.cmake)
   ladder_gpu_test_properties(07_tp_mlp.np2_trace_${mode})
 endforeach()
 # A machine with one GPU: both ranks would take it, and the chapter says so; that is a skip, like no GPU at all.
-foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_trace_tp np2_trace_overlap)
+foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_trace_tp np2_trace_overlap np2_trace_sp)
   set_tests_properties(07_tp_mlp.${t} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
 endforeach()
 # NCCL failing: with no network interface it may use (NCCL_SOCKET_IFNAME names none), it cannot bootstrap, and rank

@@ -1,7 +1,9 @@
 # Runs CMD (an mpirun line writing its traces under DIR), then checks the run's folder the way a reader of PyTorch's
 # traces would find it: one rank<r>.<ns>.pt.trace.json and one rank<r>.txt per rank (RANKS), one stamp shared by all,
 # each trace passing the strict checker (CHECKER: nesting, flows, lanes), and holding what torch writes for a
-# collective: distributedInfo, record_param_comms with its args, nccl:all_reduce, an NCCL kernel carrying the args.
+# collective: distributedInfo, record_param_comms with its args, the nccl:* range, an NCCL kernel carrying the args.
+# MODE sp: an all-gather and a reduce-scatter (torch's all_gather_into_tensor and reduce_scatter_tensor); else an
+# all-reduce.
 include(${LADDER_CMAKE_DIR}/no_gpu.cmake)
 file(REMOVE_RECURSE "${DIR}")
 execute_process(COMMAND ${CMD} --trace-dir ${DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
@@ -28,18 +30,32 @@ foreach(t IN LISTS traces)
     message(FATAL_ERROR "${t} fails the trace checker:\n${cout}${cerr}")
   endif()
   file(READ "${t}" text)
-  foreach(needle "\"distributedInfo\": {\"backend\": \"nccl\"" "\"world_size\": ${RANKS}" "\"record_param_comms\""
-                 "\"Collective name\": \"allreduce\"" "\"nccl:all_reduce\"" "\"ncclDevKernel_AllReduce_Sum_bf16"
-                 "\"cat\": \"gpu_user_annotation\", \"name\": \"nccl:all_reduce\"")
+  set(needles "\"distributedInfo\": {\"backend\": \"nccl\"" "\"world_size\": ${RANKS}" "\"record_param_comms\"")
+  set(kinds "")  # per collective: torch's name for it, its range, the start of its kernel's name
+  if(MODE STREQUAL "sp")
+    list(APPEND kinds "_allgather_base|nccl:_all_gather_base|ncclDevKernel_AllGather"
+         "reduce_scatter_tensor|nccl:_reduce_scatter_base|ncclDevKernel_ReduceScatter_Sum_bf16")
+  else()
+    list(APPEND kinds "allreduce|nccl:all_reduce|ncclDevKernel_AllReduce_Sum_bf16")
+  endif()
+  foreach(k IN LISTS kinds)
+    string(REPLACE "|" ";" parts "${k}")
+    list(GET parts 0 name)
+    list(GET parts 1 range)
+    list(GET parts 2 kernel)
+    list(APPEND needles "\"Collective name\": \"${name}\"" "\"${range}\"" "\"${kernel}"
+         "\"cat\": \"gpu_user_annotation\", \"name\": \"${range}\"")
+    # The NCCL kernel's args carry the collective's, as Kineto copies them.
+    if(NOT text MATCHES "\"name\": \"${kernel}[^\n]*\"Collective name\": \"${name}\"")
+      message(FATAL_ERROR "${t}: the NCCL kernel ${kernel}... carries no \"Collective name\": \"${name}\"")
+    endif()
+  endforeach()
+  foreach(needle IN LISTS needles)
     string(FIND "${text}" "${needle}" at)
     if(at LESS 0)
       message(FATAL_ERROR "${t} has no ${needle}")
     endif()
   endforeach()
-  # The NCCL kernel's args carry the collective's, as Kineto copies them.
-  if(NOT text MATCHES "\"name\": \"ncclDevKernel_AllReduce[^\n]*\"Collective name\": \"allreduce\"")
-    message(FATAL_ERROR "${t}: the NCCL kernel carries no \"Collective name\"")
-  endif()
 endforeach()
 list(REMOVE_DUPLICATES stamps)
 list(LENGTH stamps ns)
