@@ -3,9 +3,9 @@
 // the same pieces (04_epilogue_mlp/pipeline.cuh: the ring of stages, the producer's TMA loads, one stage of wgmma).
 //
 // Here the epilogue is the larger half of the work. Per element of dh it reads g and u, writes dg, du and h (10 bytes)
-// and runs the GELU and its derivative (an exp2 and a tanh: about 84 instructions a thread per element, as Nsight
-// Compute counted them on an H100), where the main loop spends 2 * dim FLOPs on the tensor cores. Those instructions
-// need many warps to hide their latencies, so:
+// and runs the GELU and its derivative (one exp2 and one reciprocal for both: gelu_backward.cuh), where the main loop
+// spends 2 * dim FLOPs on the tensor cores. (With tanhf for the derivative it took about 84 instructions a thread per
+// element, as Nsight Compute counted them on an H100.) Those instructions need many warps to hide their latencies, so:
 //  - A 128 x 128 tile of dh per block, computed by two consumer warpgroups (64 rows each, one wgmma m64n128k16 per
 //    k-step), fed by one producer warp through a ring of three 32 KB stages: 97 KB of shared memory and at most 112
 //    registers a thread, so two blocks share an SM (16 consumer warps), and while one block runs its epilogue the
@@ -14,6 +14,9 @@
 //    tile's g and u into it with TMA (64 KB: whole 128-byte lines, swizzled as 04's output tiles are), the consumers
 //    read them from shared memory in the accumulator's own layout (conflict-free, thanks to the swizzle), write dg and
 //    du over them and h into the third 32 KB, and one thread per warpgroup stores its 64 rows of the three with TMA.
+//    (Loading g into the first stage the main loop frees and u into the next, under the last two k-tiles' wgmma, made
+//    the kernel slower on an H100: 172.8 us against 156.2 us in bench_train_mlp, the loads competing with the main
+//    loop's.)
 // TMA also does the edges: g and u past the matrix load as zeros, and dg, du and h are clipped at its edges on the way
 // out. The weight operand is W_down^T [hidden, dim], K-major like 04's weights: the op makes it with a transposing
 // copy (dgated_gemm_op.cu).
@@ -66,10 +69,12 @@ __device__ __forceinline__ uint32_t pack(bf16 lo, bf16 hi) {
   return uint32_t(__bfloat16_as_ushort(lo)) | (uint32_t(__bfloat16_as_ushort(hi)) << 16);
 }
 
-// One element: dg and du from dh (rounded to bf16 already), g and u, and h = gelu(g) * u, gelu(g) computed once.
+// One element: dg and du from dh (rounded to bf16 already), g and u, and h = gelu(g) * u; the sigmoid s computed once
+// for gelu(g) = g * s (gelu_tanh_f32_ftz(g), as the forward stored it) and for its derivative.
 __device__ __forceinline__ void backward_one(float dh, float g, float u, bf16* dg, bf16* du, bf16* h) {
-  const float a = __bfloat162float(__float2bfloat16(ladder::gelu_tanh_f32_ftz(g)));  // as the forward stored it
-  gelu_mul_backward_given_a(dh, g, a, u, dg, du);
+  const float s = gelu_sigmoid_ftz(g);
+  const float a = __bfloat162float(__float2bfloat16(__fmul_rn(g, s)));
+  gelu_mul_backward_given_a(dh, g, a, s, u, dg, du);
   *h = __float2bfloat16(__fmul_rn(a, u));  // as 03's gelu_mul made it
 }
 

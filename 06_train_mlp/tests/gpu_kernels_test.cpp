@@ -8,6 +8,7 @@
 //    outputs poisoned with NaN first, so an unwritten element fails, and nothing written past them;
 //  - that this check can fail: a launch that skips the last row leaves NaN there and the comparison reports it;
 //  - dg and du are bit for bit what eager's three kernels (mul, mul, gelu_backward) give;
+//  - the GELU derivative (gelu_backward.cuh's sigmoid form) within one bf16 step of the exact one on every bf16 input;
 //  - pointers that are not 16-byte aligned still give the right answer (the plain kernel);
 //  - the ops refuse wrong dtypes, shapes and overlapping outputs with a ladder::Error.
 #include <cuda_runtime.h>
@@ -15,13 +16,14 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "03_simple_mlp/kernels.cuh"
-#include "06_train_mlp/reference.h"
 #include "06_train_mlp/kernels.cuh"
+#include "06_train_mlp/reference.h"
 #include "base/error.h"
 #include "chapter/compare.h"
 #include "chapter/reference.h"
@@ -222,6 +224,43 @@ TEST(EagerOps, GeluBackwardAndAddMatchCpuReference) {
     r = ladder::compare(ladder::to_host(da), sum, ladder::tolerance_for(DType::BF16));
     EXPECT_TRUE(r.ok) << "add_: " << r.report;
   }
+}
+
+// The derivative of gelu_backward.cuh on all 65536 bf16 inputs (through eager's gelu_backward with dy = 1, which
+// rounds it to bf16), against the float64 derivative in the same sigmoid form (exp(-2z) * s for 1 - s: no
+// cancellation, so the reference itself is right where tanh's 1 - t^2 rounds to 0): within one bf16 step, except
+// where the exact value is below 1e-30 (flush-to-zero gives 0 there). Inputs with |x| >= 2^60 are left out: x^2 * x
+// overflows float32 there and the derivative is NaN, as in ATen's formula.
+TEST(EagerOps, GeluDerivativeWithinOneStepOnEveryBf16Input) {
+  SKIP_WITHOUT_GPU();
+  std::vector<float> g, ones;
+  for (uint32_t b = 0; b < 65536; ++b) {
+    const uint32_t bits = b << 16;
+    float v;
+    std::memcpy(&v, &bits, 4);
+    if (std::isfinite(v) && std::fabs(v) < 0x1p60f) g.push_back(v), ones.push_back(1.0f);
+  }
+  const int64_t n = static_cast<int64_t>(g.size());
+  const Tensor dg_in = ladder::to_device(g, {n}, DType::BF16), dy = ladder::to_device(ones, {n}, DType::BF16);
+  GuardedOutput out({n});
+  out.poison();
+  ch06::gelu_backward(dy, dg_in, out.view);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<float> got = ladder::to_host(out.view);
+  int off = 0;
+  std::string first;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = g[i], k = std::sqrt(2.0 / M_PI), c = 0.044715, z = k * (x + c * x * x * x);
+    const double e = -2.0 * z > 700.0 ? INFINITY : std::exp(-2.0 * z);
+    const double s = 1.0 / (1.0 + e), one_minus_s = std::isinf(e) ? 1.0 : e * s;
+    const double want = s + 2.0 * x * s * one_minus_s * k * (1.0 + 3.0 * c * x * x);
+    const double step = want == 0 ? 0 : std::ldexp(1.0, std::ilogb(bf(want)) - 7);
+    const bool ok = std::fabs(want) < 1e-30 ? std::fabs(got[i]) < 1e-30 : std::fabs(got[i] - bf(want)) <= step;
+    if (!ok && off++ == 0)
+      first = "x " + std::to_string(x) + ": " + std::to_string(got[i]) + ", exact " + std::to_string(want);
+  }
+  EXPECT_EQ(off, 0) << off << " of " << n << " inputs more than one bf16 step off; the first: " << first;
+  EXPECT_TRUE(out.guard_untouched());
 }
 
 }  // namespace
