@@ -43,7 +43,8 @@ void launch_dgated_gemm(const __nv_bfloat16* dy, const __nv_bfloat16* w_down_t, 
                         const __nv_bfloat16* u, __nv_bfloat16* dg, __nv_bfloat16* du, int64_t ld_dgu, __nv_bfloat16* h,
                         int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream);
 
-// out[c, r] = in[r, c] for a rows x cols bf16 matrix (both contiguous): 32 x 32 tiles through shared memory.
+// out[c, r] = in[r, c] for a rows x cols bf16 matrix (both contiguous): 64 x 64 tiles through shared memory, bf16
+// pairs in and out, so rows and cols must be even and both pointers 4-byte aligned (dgated_gemm checks).
 void launch_transpose(const __nv_bfloat16* in, __nv_bfloat16* out, int64_t rows, int64_t cols, cudaStream_t stream);
 
 }  // namespace ch06

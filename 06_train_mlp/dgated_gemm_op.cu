@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <utility>
 #include <cstdint>
+#include <utility>
 
 #include "04_epilogue_mlp/launch.h"
 #include "06_train_mlp/dgated_gemm.h"
@@ -22,21 +22,33 @@ namespace ch06 {
 namespace {
 
 using bf16 = __nv_bfloat16;
-constexpr int kTile = 32;
+constexpr int kTile = 64;
 
-// One 32 x 32 tile per block of 32 x 8 threads: read rows of `in` (coalesced), write rows of `out` (coalesced) through
-// a shared tile padded by one column, so the column reads hit 32 different banks.
-__global__ void __launch_bounds__(kTile * 8) transpose_kernel(const bf16* in, bf16* out, int64_t rows, int64_t cols) {
+// One 64 x 64 tile per block of 32 x 8 threads, each thread moving bf16 pairs (4 bytes) both ways: it reads two
+// neighbours of a row of `in` (coalesced), and writes two neighbours of a row of `out` (coalesced), which come from two
+// rows of the shared tile. The tile's rows are 65 elements apart, so those column reads hit 32 different banks. rows
+// and cols are even (the op's callers have multiples of 8), so a pair is never split by an edge.
+__global__ void __launch_bounds__(256) transpose_kernel(const bf16* in, bf16* out, int64_t rows, int64_t cols) {
   __shared__ bf16 tile[kTile][kTile + 1];
   const int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile, c0 = static_cast<int64_t>(blockIdx.x) * kTile;
+  const int x2 = 2 * threadIdx.x;
   for (int k = threadIdx.y; k < kTile; k += 8) {
-    const int64_t r = r0 + k, c = c0 + threadIdx.x;
-    if (r < rows && c < cols) tile[k][threadIdx.x] = in[r * cols + c];
+    const int64_t r = r0 + k, c = c0 + x2;
+    if (r < rows && c < cols) {
+      const __nv_bfloat162 v = *reinterpret_cast<const __nv_bfloat162*>(in + r * cols + c);
+      tile[k][x2] = v.x;
+      tile[k][x2 + 1] = v.y;
+    }
   }
   __syncthreads();
   for (int k = threadIdx.y; k < kTile; k += 8) {
-    const int64_t c = c0 + k, r = r0 + threadIdx.x;  // out row c, column r
-    if (r < rows && c < cols) out[c * rows + r] = tile[threadIdx.x][k];
+    const int64_t c = c0 + k, r = r0 + x2;  // out row c, columns r and r + 1
+    if (r < rows && c < cols) {
+      __nv_bfloat162 v;
+      v.x = tile[x2][k];
+      v.y = tile[x2 + 1][k];
+      *reinterpret_cast<__nv_bfloat162*>(out + c * rows + r) = v;
+    }
   }
 }
 
@@ -49,7 +61,7 @@ void require(bool ok, const std::string& what) {
 void launch_transpose(const bf16* in, bf16* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
   const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
-  transpose_kernel<<<grid, dim3(kTile, 8), 0, stream>>>(in, out, rows, cols);
+  transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(in, out, rows, cols);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -103,7 +115,8 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
             "dg and du must be bf16 [M, hidden] views with unit column stride and a row stride that is a multiple of 8");
   require(dg.stride(0) == du.stride(0), "dg and du must have the same row stride");
   require(M < INT_MAX && dim < INT_MAX && hidden < INT_MAX, "sizes must be < 2^31 (TMA's coordinates are 32-bit)");
-  for (const ladder::Tensor* t : {&dy, &w_down_t, &g, &u, &dg, &du, &h})  // TMA's rule for the kernel's tensor maps
+  // TMA's rule for the kernel's tensor maps, and W_down's for the transpose's bf16 pairs
+  for (const ladder::Tensor* t : {&dy, &w_down, &w_down_t, &g, &u, &dg, &du, &h})
     require(reinterpret_cast<uintptr_t>(t->data) % 16 == 0, "every tensor must start at a 16-byte aligned address");
   const ch04::DeviceInfo& gpu = ch04::current_device();  // asked once per device
   const std::string why = dgated_gemm_cannot_run(gpu.major, gpu.minor, dim, hidden);
