@@ -55,6 +55,14 @@ std::vector<RankFigures> figures(const std::string& run, const std::string& data
   return load_rank_figures(data + run, kDefaultMaxJsonBytes);
 }
 
+// The picture's lane groups, one per rank: <g class="rank" ...>.
+size_t lane_groups(const std::string& svg) {
+  size_t groups = 0;
+  for (size_t at = svg.find("<g class=\"rank\""); at != std::string::npos; at = svg.find("<g class=\"rank\"", at + 1))
+    ++groups;
+  return groups;
+}
+
 // Per rank, per step name: its collectives and the sum of its waits.
 struct PerStep {
   int collectives = 0;
@@ -338,10 +346,7 @@ TEST(NcclRanks, OnePictureOfEveryRank) {
     EXPECT_EQ(gpu, 2);  // the compute stream and NCCL's
   }
   const std::string svg = ranks_svg(p, "ddp");
-  size_t groups = 0;
-  for (size_t at = svg.find("<g class=\"rank\""); at != std::string::npos; at = svg.find("<g class=\"rank\"", at + 1))
-    ++groups;
-  EXPECT_EQ(groups, 2u);
+  EXPECT_EQ(lane_groups(svg), 2u);
   EXPECT_NE(svg.find("straggler: rank 0"), std::string::npos);
   EXPECT_EQ(svg, ranks_svg(ranks_picture(kData + "ddp", "ProfilerStep#3", kDefaultMaxJsonBytes), "ddp"));  // same bytes
   const std::string text = ranks_timeline(p, 120);
@@ -488,10 +493,7 @@ TEST(NcclRanksFour, OnePictureOfEveryRank) {
   EXPECT_EQ(p.unmatched, 0);
   EXPECT_EQ(p.straggler, 2);
   const std::string svg = ranks_svg(p, "ddp");
-  size_t groups = 0;
-  for (size_t at = svg.find("<g class=\"rank\""); at != std::string::npos; at = svg.find("<g class=\"rank\"", at + 1))
-    ++groups;
-  EXPECT_EQ(groups, 4u);
+  EXPECT_EQ(lane_groups(svg), 4u);
   EXPECT_NE(svg.find("straggler: rank 2"), std::string::npos);
   EXPECT_NE(ranks_timeline(p, 120).find("straggler: rank 2"), std::string::npos);
 }
