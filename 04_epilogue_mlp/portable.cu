@@ -13,18 +13,22 @@
 //
 // THE PIPELINE. A block of 4 warps computes a 128-row x 64-unit tile of m, walking k in steps of 64 (one 128-byte
 // row of x or of a weight). Three stages of shared memory rotate: while the warps multiply stage s, cp.async fills the
-// next two (cp.async.wait_group and __syncthreads say when a stage has landed and when it may be refilled). Rows and
-// k-chunks past the matrix edges are zero-filled by cp.async (a source size of 0), so any M and any dim, hidden that
-// are multiples of 8 work, as TMA's zero fill makes them work on Hopper. Each 16-byte chunk is stored at chunk ^ (row
-// % 8) within its row: the 8 rows one ldmatrix reads then sit in 8 different bank groups (no bank conflicts).
-// The grid is persistent (as many blocks as fit on the GPU at once, each looping over tiles) so that the next tile's
-// first loads are already on their way while the current tile's epilogue runs.
+// next two (cp.async.wait_group and __syncthreads say when a stage has landed and when it may be refilled), a quarter
+// of a stage's copies per k-step, between the mma. k-chunks past dim are zero-filled by cp.async (a source size of
+// 0); rows past M or hidden re-read the last row (they feed only outputs that are not stored), so any M and any dim,
+// hidden that are multiples of 8 work, as TMA's zero fill makes them work on Hopper. Each 16-byte chunk is stored at
+// chunk ^ (row % 8) within its row: the 8 rows one ldmatrix reads then sit in 8 different bank groups (no bank
+// conflicts). The grid is persistent (as many blocks as fit on the GPU at once, each looping over tiles) so that the
+// next tile's first loads are already on their way while the current tile's epilogue runs.
+// No branch sits between the mma of a k-tile: the copies and the stores are predicated instructions, so the compiler
+// can interleave them with the mma, and the per-copy arithmetic is one 64-bit add per row and stage.
 //
 // THE ARITHMETIC of the epilogue is kernels.cuh's: g and u rounded to bf16, the GELU in float32 rounded to bf16, the
 // product in float32 rounded to bf16. The GELU is the fast form of gpu/gelu.cuh (one MUFU.EX2 and one MUFU.RCP, their
 // flush-to-zero forms), which gives the exact form's bits after rounding on every bf16 input (a gpu test tries all).
 //
-// TUNING.md has what was tried and measured (tile shapes, stages, the persistent grid) and what limits it.
+// TUNING.md has what was tried and measured (tile shapes, stages, the persistent grid, the instruction stream between
+// the mma) and what limits it.
 #include "04_epilogue_mlp/portable.cuh"
 
 #include "04_epilogue_mlp/launch.h"
@@ -57,16 +61,28 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) { return uint32_t(__
 // Byte offset of 16-byte chunk c of row r in a stage's tile: the swizzle described above.
 __device__ __forceinline__ uint32_t swizzled(int r, int c) { return r * kRowBytes + ((c ^ (r % 8)) << 4); }
 
-// cp.async: copy 16 bytes global -> shared without passing through registers; with valid == false, write 16 zero
-// bytes and read nothing (src is then never dereferenced).
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(valid ? 16 : 0) : "memory");
+// cp.async: copy 16 bytes global -> shared without passing through registers, if `issue`; src_bytes 16, or 0 to write
+// 16 zero bytes and read nothing. The predicate is part of the instruction, so a copy that may not be issued needs no
+// branch, and the copies stay in the same stretch of code as the mma they are interleaved with.
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, uint32_t src_bytes, bool issue) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n @p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n" ::"r"(dst),
+      "l"(src), "r"(src_bytes), "r"(int(issue))
+      : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 // Wait until at most N of this thread's committed groups are still in flight.
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+// A 4-byte store to global memory at p + kOffset bytes, if `store`: predicated, not branched around, and with the
+// offset in the instruction, so that the stores of one row share one address register.
+template <int kOffset>
+__device__ __forceinline__ void st_global_if(const void* p, uint32_t v, bool store) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b32 [%0+%3], %1;\n}\n" ::"l"(p), "r"(v),
+               "r"(int(store)), "n"(kOffset)
+               : "memory");
 }
 
 // ldmatrix.x4: four 8 x 8 bf16 matrices from shared memory into the fragment layout mma.sync takes; lanes 8i..8i+7
@@ -87,57 +103,80 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], 
 }
 
 // The cp.async copies of one thread for one tile. Thread t copies chunk t % 8 of tile rows t / 8, t / 8 + 16, ...:
-// the same chunk and the same swizzle phase in every row it copies (16 is a multiple of 8), so one shared offset and
-// one global pointer per matrix serve them all; only k moves from stage to stage.
+// the same chunk and the same swizzle phase in every row it copies (16 is a multiple of 8), so one shared offset
+// serves them all. It keeps one global pointer per row it copies, and moves each on by one stage (128 bytes) just
+// before that row's next copy: a pointer is written a whole stage after the cp.async that read it, by when the copy
+// unit has long taken it (overwriting the address registers of a cp.async still queued stalls the warp).
+// Rows past the matrix's edge re-read its last row: a row of x only feeds the same row of m, a row of a weight only
+// the same column, and the epilogue stores neither, so they need valid addresses, not zeros. Only k past dim must
+// read as zeros (it feeds every output): a chunk past dim is zero-filled (a source size of 0), its pointer left on
+// the row's last chunk inside dim, a valid address that is then not read.
 struct TileLoader {
   static constexpr int kRowStep = kThreads / kChunks;
   static constexpr int kARows = kBM / kRowStep, kBRows = kBN / kRowStep;
-  const bf16 *x, *g, *u;  // this thread's first chunk at k = 0 (row clamped into the matrix if it is past the edge)
-  int64_t step;           // kRowStep rows, in elements
-  uint32_t offset;        // shared offset of the first chunk
-  uint32_t x_in, w_in;    // bit i: row i * kRowStep of the tile is inside x / the weights
-  int k;                  // this thread's k within a stage
+  const char* p[kARows + 2 * kBRows];  // x rows, W_gate rows, W_up rows: this thread's chunk of the last stage copied
+  uint32_t offset;                     // shared offset of the first chunk
+  int k;                               // this thread's k within a stage
 
-  __device__ TileLoader(const bf16* x_, const bf16* wg, const bf16* wu, int64_t M, int64_t dim, int64_t hidden,
+  __device__ TileLoader(const bf16* x, const bf16* wg, const bf16* wu, int64_t M, int64_t dim, int64_t hidden,
                         int64_t m0, int64_t n0) {
-    const int r = threadIdx.x / kChunks, c = threadIdx.x % kChunks;
+    const uint32_t r = threadIdx.x / kChunks, c = threadIdx.x % kChunks;
     k = 8 * c;
-    step = kRowStep * dim;
-    x = x_ + (m0 + r < M ? m0 + r : 0) * dim + k;
-    g = wg + (n0 + r < hidden ? n0 + r : 0) * dim + k;
-    u = wu + (n0 + r < hidden ? n0 + r : 0) * dim + k;
-    offset = swizzled(r, c);
-    x_in = w_in = 0;
-    for (int i = 0; i < kARows; ++i) x_in |= uint32_t(m0 + r + i * kRowStep < M) << i;
-    for (int i = 0; i < kBRows; ++i) w_in |= uint32_t(n0 + r + i * kRowStep < hidden) << i;
-  }
-
-  // Stage `stage` <- k-columns [k0, k0 + kBK) of the tile's x rows, W_gate rows and W_up rows.
-  __device__ __forceinline__ void load(uint32_t stage, int64_t k0, int64_t dim) const {
-    const bool k_in = k0 + k < dim;
+    const int64_t kk = k < dim ? k : 0;  // dim < 64: a chunk past dim keeps its pointer on the row's first one
+    const int64_t x_last = (M - m0 < kBM ? M - m0 : kBM) - 1, w_last = (hidden - n0 < kBN ? hidden - n0 : kBN) - 1;
 #pragma unroll
     for (int i = 0; i < kARows; ++i) {
-      const bool in = k_in && (x_in >> i & 1);
-      cp_async16(stage + offset + i * kRowStep * kRowBytes, in ? x + i * step + k0 : x, in);
+      const int64_t row = r + i * kRowStep < x_last ? r + i * kRowStep : x_last;
+      p[i] = reinterpret_cast<const char*>(x + (m0 + row) * dim + kk);
     }
 #pragma unroll
     for (int i = 0; i < kBRows; ++i) {
-      const bool in = k_in && (w_in >> i & 1);
-      const uint32_t dst = stage + kATile + offset + i * kRowStep * kRowBytes;
-      cp_async16(dst, in ? g + i * step + k0 : g, in);
-      cp_async16(dst + kBTile, in ? u + i * step + k0 : u, in);
+      const int64_t row = r + i * kRowStep < w_last ? r + i * kRowStep : w_last;
+      p[kARows + i] = reinterpret_cast<const char*>(wg + (n0 + row) * dim + kk);
+      p[kARows + kBRows + i] = reinterpret_cast<const char*>(wu + (n0 + row) * dim + kk);
     }
+    offset = swizzled(r, c);
+  }
+
+  // Part `part` of 4 of stage `stage` <- k-columns [k0, k0 + kBK) of the tile's rows (x rows 2 part and 2 part + 1,
+  // W_gate and W_up row part of this thread's), the stages in order from k0 = 0; nothing if !issue.
+  __device__ __forceinline__ void load(int part, uint32_t stage, int64_t k0, int64_t dim, bool issue) {
+    const bool k_in = k0 + k < dim;
+    const int64_t step = k0 > 0 && k_in ? 2 * kBK : 0;  // stage 0: the pointers are on it already
+    const uint32_t bytes = k_in ? 16 : 0;
+    const uint32_t dst = stage + offset;
+#pragma unroll
+    for (int i = 2 * part; i < 2 * part + 2; ++i) {
+      p[i] += step;
+      cp_async16(dst + i * kRowStep * kRowBytes, p[i], bytes, issue);
+    }
+    const int i = kARows + part;
+    p[i] += step;
+    p[i + kBRows] += step;
+    cp_async16(dst + kATile + part * kRowStep * kRowBytes, p[i], bytes, issue);
+    cp_async16(dst + kATile + kBTile + part * kRowStep * kRowBytes, p[i + kBRows], bytes, issue);
+  }
+  __device__ __forceinline__ void load(uint32_t stage, int64_t k0, int64_t dim, bool issue) {
+#pragma unroll
+    for (int part = 0; part < 4; ++part) load(part, stage, k0, dim, issue);
   }
 };
+static_assert(TileLoader::kARows == 8 && TileLoader::kBRows == 4 && kKSteps == 4, "load parts: one per k-step");
+
+// A bf16 pair as the float32 values of its low and high halves (exact: a bf16 is the top 16 bits of a float32), and two
+// float32 rounded to bf16 and packed (one F2FP). __low2float / __high2float give the same bits in one more instruction.
+__device__ __forceinline__ float low_f32(uint32_t pair) { return __uint_as_float(pair << 16); }
+__device__ __forceinline__ float high_f32(uint32_t pair) { return __uint_as_float(pair & 0xffff0000u); }
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+  const __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&p);
+}
 
 // Two outputs from two g and two u of adjacent columns: the rounding of kernels.cuh, packed as a bf16 pair.
 __device__ __forceinline__ uint32_t gelu_times_up(float g0, float g1, float u0, float u1) {
-  const __nv_bfloat162 g = __floats2bfloat162_rn(g0, g1), u = __floats2bfloat162_rn(u0, u1);
-  const __nv_bfloat162 h = __floats2bfloat162_rn(ladder::gelu_tanh_f32_ftz(__low2float(g)),
-                                                 ladder::gelu_tanh_f32_ftz(__high2float(g)));
-  const __nv_bfloat162 out = __floats2bfloat162_rn(__fmul_rn(__low2float(h), __low2float(u)),
-                                                   __fmul_rn(__high2float(h), __high2float(u)));
-  return *reinterpret_cast<const uint32_t*>(&out);
+  const uint32_t g = pack_bf16(g0, g1), u = pack_bf16(u0, u1);
+  const uint32_t h = pack_bf16(ladder::gelu_tanh_f32_ftz(low_f32(g)), ladder::gelu_tanh_f32_ftz(high_f32(g)));
+  return pack_bf16(__fmul_rn(low_f32(h), low_f32(u)), __fmul_rn(high_f32(h), high_f32(u)));
 }
 
 __global__ void __launch_bounds__(kThreads, 2)
@@ -153,9 +192,9 @@ __global__ void __launch_bounds__(kThreads, 2)
 
   // A tile's first kStages - 1 stages, queued; returns the tile's loader for the rest.
   auto start_tile = [&](int64_t t) {
-    const TileLoader l(x, wg, wu, M, dim, hidden, t / n_tiles * kBM, t % n_tiles * kBN);
+    TileLoader l(x, wg, wu, M, dim, hidden, t / n_tiles * kBM, t % n_tiles * kBN);
     for (int s = 0; s < kStages - 1; ++s) {
-      if (s < k_tiles) l.load(stage(s), int64_t(s) * kBK, dim);
+      l.load(stage(s), int64_t(s) * kBK, dim, true);  // past k_tiles: zeros, into a stage this tile never reads
       cp_async_commit();  // always commit, so that "all but the newest kStages - 2 groups" counts stages
     }
     return l;
@@ -167,10 +206,14 @@ __global__ void __launch_bounds__(kThreads, 2)
   // (the lane's chunk is 0 or 1), and the swizzle is an XOR too, so the address is the step-0 one XOR (2s << 4).
   const uint32_t a_addr = swizzled(wm * kWM + lane % 16, lane / 16);
   const uint32_t b_addr = kATile + swizzled(wn * kWN + lane % 8 + 8 * (lane / 16), lane / 8 % 2);
-  uint32_t a[2][kMT][4], bg[2][kNT][2], bu[2][kNT][2];  // fragments of two k-steps: one in use, one loading
-  auto load_fragments = [&](int buf, uint32_t st, int s) {
-    const uint32_t ao = st + (a_addr ^ (s << 5)), bo = st + (b_addr ^ (s << 5));
-    for (int i = 0; i < kMT; ++i) ldmatrix_x4(ao + i * 16 * kRowBytes, a[buf][i][0], a[buf][i][1], a[buf][i][2], a[buf][i][3]);
+  // Fragments: B of two k-steps (one in use, one loading); A of one, each A fragment reloaded for the next k-step
+  // as soon as this one's last mma has read it (i-major order: 8 mma per A fragment), which frees 16 registers.
+  uint32_t a[kMT][4], bg[2][kNT][2], bu[2][kNT][2];
+  auto load_a = [&](int i, uint32_t st, int s) {
+    ldmatrix_x4(st + (a_addr ^ (s << 5)) + i * 16 * kRowBytes, a[i][0], a[i][1], a[i][2], a[i][3]);
+  };
+  auto load_b = [&](int buf, uint32_t st, int s) {
+    const uint32_t bo = st + (b_addr ^ (s << 5));
     for (int j = 0; j < kNT; j += 2) {
       const uint32_t row = bo + j * 8 * kRowBytes;
       ldmatrix_x4(row, bg[buf][j][0], bg[buf][j][1], bg[buf][j + 1][0], bg[buf][j + 1][1]);
@@ -186,48 +229,73 @@ __global__ void __launch_bounds__(kThreads, 2)
     if (k_tiles > 0) {
       cp_async_wait<kStages - 2>();
       __syncthreads();
-      load_fragments(0, stage(0), 0);
+      for (int i = 0; i < kMT; ++i) load_a(i, stage(0), 0);
+      load_b(0, stage(0), 0);
     }
     for (int kt = 0; kt < k_tiles; ++kt) {
+      // This k-tile refills the stage every warp finished reading before the last __syncthreads, a quarter of its
+      // copies per k-step, between the mma.
+      const int kn = kt + kStages - 1;
+      const uint32_t refill = stage(kn);
 #pragma unroll
       for (int s = 0; s < kKSteps; ++s) {
+        loader.load(s, refill, int64_t(kn) * kBK, dim, kn < k_tiles);
         if (s == kKSteps - 1) {  // the next stage must have landed before its first fragments are read
+          cp_async_commit();
           cp_async_wait<kStages - 2>();
           __syncthreads();
         }
         // Fragments of the next k-step load while this one's mma run.
-        if (s + 1 < kKSteps) load_fragments((s + 1) % 2, stage(kt), s + 1);
-        else if (kt + 1 < k_tiles) load_fragments((s + 1) % 2, stage(kt + 1), 0);
-        if (s == 0) {  // refill the stage every warp finished reading before the last __syncthreads
-          if (kt + kStages - 1 < k_tiles) loader.load(stage(kt + kStages - 1), int64_t(kt + kStages - 1) * kBK, dim);
-          cp_async_commit();
-        }
+        const bool more = s + 1 < kKSteps || kt + 1 < k_tiles;
+        const uint32_t next = s + 1 < kKSteps ? stage(kt) : stage(kt + 1);
+        const int next_s = (s + 1) % kKSteps;
+        if (more) load_b((s + 1) % 2, next, next_s);
 #pragma unroll
-        for (int i = 0; i < kMT; ++i)
+        for (int i = 0; i < kMT; ++i) {
 #pragma unroll
           for (int j = 0; j < kNT; ++j) {
-            mma_bf16(acc_g[i][j], a[s % 2][i], bg[s % 2][j][0], bg[s % 2][j][1]);
-            mma_bf16(acc_u[i][j], a[s % 2][i], bu[s % 2][j][0], bu[s % 2][j][1]);
+            mma_bf16(acc_g[i][j], a[i], bg[s % 2][j][0], bg[s % 2][j][1]);
+            mma_bf16(acc_u[i][j], a[i], bu[s % 2][j][0], bu[s % 2][j][1]);
           }
+          if (more) load_a(i, next, next_s);
+        }
       }
     }
     // Every warp is done with the stages: the next tile's loads start now and run during the epilogue.
     __syncthreads();
     if (tile + gridDim.x < tiles) loader = start_tile(tile + gridDim.x);
 
-    // The epilogue, register to register; each lane stores its pairs of adjacent outputs straight to m.
-    const int64_t m0 = tile / n_tiles * kBM + wm * kWM + lane / 4, n0 = tile % n_tiles * kBN + wn * kWN + 2 * (lane % 4);
+    // The epilogue, register to register: every output first (independent chains the scheduler can interleave), then
+    // each lane stores its pairs of adjacent outputs straight to m, those inside the matrix.
+    uint32_t out[kMT][kNT][2];
 #pragma unroll
     for (int i = 0; i < kMT; ++i)
 #pragma unroll
       for (int j = 0; j < kNT; ++j)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int64_t row = m0 + 16 * i + 8 * h, col = n0 + 8 * j;
-          if (row < M && col < hidden)  // hidden is even, so col + 1 is inside too
-            *reinterpret_cast<uint32_t*>(m + row * hidden + col) =
-                gelu_times_up(acc_g[i][j][2 * h], acc_g[i][j][2 * h + 1], acc_u[i][j][2 * h], acc_u[i][j][2 * h + 1]);
-        }
+        for (int h = 0; h < 2; ++h)
+          out[i][j][h] =
+              gelu_times_up(acc_g[i][j][2 * h], acc_g[i][j][2 * h + 1], acc_u[i][j][2 * h], acc_u[i][j][2 * h + 1]);
+    const int64_t m0 = tile / n_tiles * kBM + wm * kWM + lane / 4,
+                  n0 = tile % n_tiles * kBN + wn * kWN + 2 * (lane % 4);
+    // This lane's rows and columns inside m, at most the warp tile's (hidden is even, so col + 1 is inside with col).
+    const int rows_in = int(M - m0 < kWM ? M - m0 : kWM), cols_in = int(hidden - n0 < kWN ? hidden - n0 : kWN);
+    bf16* const dst = m + m0 * hidden + n0;
+    bf16* rows[kMT][2];  // every row's address first: none is overwritten while a store may still be reading it
+#pragma unroll
+    for (int i = 0; i < kMT; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) rows[i][h] = dst + (16 * i + 8 * h) * hidden;
+#pragma unroll
+    for (int i = 0; i < kMT; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const bool row_in = 16 * i + 8 * h < rows_in;
+        st_global_if<0>(rows[i][h], out[i][0][h], row_in && 0 < cols_in);
+        st_global_if<16>(rows[i][h], out[i][1][h], row_in && 8 < cols_in);
+        st_global_if<32>(rows[i][h], out[i][2][h], row_in && 16 < cols_in);
+        st_global_if<48>(rows[i][h], out[i][3][h], row_in && 24 < cols_in);
+      }
   }
   cp_async_wait<0>();
 }
