@@ -40,4 +40,4 @@ for mode in eager fused epilogue recompute; do
   "$lt" svg $r/06_train_mlp_$mode.json --step 4 --memory --width 900 -o "$out"/06_train_mlp/figures/memory_$mode.svg
 done
 python3 scripts/draw_mma_curve.py bench/results/2026-11-26_h100_portable/mma_curve.txt \
-  bench/results/2026-11-26_h100_portable/bench_epilogue_mlp.txt "$out"/04_epilogue_mlp/figures/mma_curve.svg
+  bench/results/2026-11-26_h100_portable_tuning/bench_call3_v6_after.txt "$out"/04_epilogue_mlp/figures/mma_curve.svg
