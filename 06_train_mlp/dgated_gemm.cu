@@ -16,7 +16,8 @@
 //    du over them and h into the third 32 KB, and one thread per warpgroup stores its 64 rows of the three with TMA.
 //    (Loading g into the first stage the main loop frees and u into the next, under the last two k-tiles' wgmma, made
 //    the kernel slower on an H100: 172.8 us against 156.2 us in bench_train_mlp, the loads competing with the main
-//    loop's.)
+//    loop's. Persistent designs, one block an SM, the epilogue on the math warps or on warps of its own, were slower
+//    still: 164-194 us against 154.7 us, bench/results/2026-11-26_h100_dgated_persistent.)
 // TMA also does the edges: g and u past the matrix load as zeros, and dg, du and h are clipped at its edges on the way
 // out. The weight operand is W_down^T [hidden, dim], K-major like 04's weights: the op makes it with a transposing
 // copy (dgated_gemm_op.cu).

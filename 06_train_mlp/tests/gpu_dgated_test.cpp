@@ -51,8 +51,11 @@ TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
   const ch04::DeviceInfo& gpu = ch04::current_device();
   if (const std::string why = ch06::dgated_gemm_cannot_run(gpu.major, gpu.minor, 8, 8); !why.empty())
     GTEST_SKIP() << why;
-  for (auto [M, dim, hidden] :
-       {std::tuple<int64_t, int64_t, int64_t>{1, 64, 256}, {37, 72, 264}, {200, 768, 520}, {8192, 768, 3072}}) {
+  for (auto [M, dim, hidden] : {std::tuple<int64_t, int64_t, int64_t>{1, 64, 256},
+                                {37, 72, 264},
+                                {200, 768, 520},
+                                {1999, 200, 2056},
+                                {8192, 768, 3072}}) {
     SCOPED_TRACE("M " + std::to_string(M) + ", dim " + std::to_string(dim) + ", hidden " + std::to_string(hidden));
     const uint64_t seed = 900 + M + dim + hidden;
     const float bh = 1.0f / std::sqrt(float(hidden));
@@ -89,8 +92,8 @@ TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
         const double dh = bf(s), gv = hg[m * hidden + j], uv = hu[m * hidden + j];
         const double a = bf(ladder::ref::gelu_tanh(gv));
         ref.push_back(bf(bf(dh * uv) * gelu_tanh_derivative(gv)));  // dg
-        ref.push_back(bf(dh * a));                             // du
-        ref.push_back(bf(a * uv));                             // h
+        ref.push_back(bf(dh * a));                                  // du
+        ref.push_back(bf(a * uv));                                  // h
         got.push_back(got_dgu[m * 2 * hidden + j]);
         got.push_back(got_dgu[m * 2 * hidden + hidden + j]);
         got.push_back(got_h[m * hidden + j]);
