@@ -17,7 +17,8 @@
 //    (Loading g into the first stage the main loop frees and u into the next, under the last two k-tiles' wgmma, made
 //    the kernel slower on an H100: 172.8 us against 156.2 us in bench_train_mlp, the loads competing with the main
 //    loop's. Persistent designs, one block an SM, the epilogue on the math warps or on warps of its own, were slower
-//    still: 164-194 us against 154.7 us, bench/results/2026-11-26_h100_dgated_persistent.)
+//    still, 164-194 us against 154.7 us, and so were tiles half as wide, three blocks an SM, 161.9 us:
+//    bench/results/2026-11-26_h100_dgated_persistent.)
 // TMA also does the edges: g and u past the matrix load as zeros, and dg, du and h are clipped at its edges on the way
 // out. The weight operand is W_down^T [hidden, dim], K-major like 04's weights: the op makes it with a transposing
 // copy (dgated_gemm_op.cu).
