@@ -14,11 +14,14 @@
 //    tile's g and u into it with TMA (64 KB: whole 128-byte lines, swizzled as 04's output tiles are), the consumers
 //    read them from shared memory in the accumulator's own layout (conflict-free, thanks to the swizzle), write dg and
 //    du over them and h into the third 32 KB, and one thread per warpgroup stores its 64 rows of the three with TMA.
-//    (Loading g into the first stage the main loop frees and u into the next, under the last two k-tiles' wgmma, made
-//    the kernel slower on an H100: 172.8 us against 156.2 us in bench_train_mlp, the loads competing with the main
-//    loop's. Persistent designs, one block an SM, the epilogue on the math warps or on warps of its own, were slower
-//    still, 164-194 us against 154.7 us, and so were tiles half as wide, three blocks an SM, 161.9 us:
-//    bench/results/2026-11-26_h100_dgated_persistent.)
+//  - All of it a 64-column panel at a time: the consumers start on the first panel of g and u while the second is
+//    still landing, and a panel of dg, du and h goes out while they work on the next. (One load and one store of the
+//    whole tile: 151.9 us in 06's trace and 154.7 us in bench_train_mlp, against 149.0 us and 152.8 us now.)
+//  - What did not help (kernel alone, blog's shape, H100): loading g into the first stage the main loop frees and u
+//    into the next, under the last two k-tiles' wgmma, 172.8 us against 156.2 us in bench_train_mlp, the loads
+//    competing with the main loop's; persistent designs, one block an SM, the epilogue on the math warps or on warps
+//    of its own, 164-194 us against 154.7 us; tiles half as wide, three blocks an SM, 161.9 us
+//    (bench/results/2026-11-26_h100_dgated_persistent).
 // TMA also does the edges: g and u past the matrix load as zeros, and dg, du and h are clipped at its edges on the way
 // out. The weight operand is W_down^T [hidden, dim], K-major like 04's weights: the op makes it with a transposing
 // copy (dgated_gemm_op.cu).
@@ -54,9 +57,10 @@ constexpr int kPanelBytes = kBM * 128;                // 128 rows x 64 columns o
 constexpr int kTileBytes = 2 * kPanelBytes;           // one 128 x 128 tile: g (then dg), u (then du), or h
 static_assert(3 * kTileBytes <= Smem::kBarrierOffset, "g, u and h must fit in the ring they reuse");
 static_assert(kPairs % kChunks == 0, "the chunks must split the pairs evenly");
+static_assert(kChunks == 4 && kPairs == 32, "chunks 0 and 1 cover the first 64 columns, 2 and 3 the next 64");
 
-// The tensor maps of one call: dy and W_down^T for the main loop, g and u loaded whole tiles at a time (128 rows),
-// dg, du and h stored half tiles at a time (64 rows: one warpgroup's).
+// The tensor maps of one call: dy and W_down^T for the main loop, g and u loaded 128 rows by 64 columns (a panel) at a
+// time, dg, du and h stored 64 rows (one warpgroup's) by 64 columns at a time.
 struct Maps {
   CUtensorMap dy, wt, g, u, dg, du, h;
 };
@@ -113,18 +117,17 @@ __device__ __forceinline__ void epilogue_chunk(const float (&acc)[1][kBN / 2], u
   }
 }
 
-// After the epilogue: this warpgroup's writes made visible to the copy engine, then one thread stores its 64 rows
-// of dg, du and h (two 64-column panels each) at (row0, col0).
-__device__ __forceinline__ void store_tiles(const Maps& maps, uint8_t* tiles, int c, int thread, int row0, int col0) {
+// After the two chunks of 64-column panel p: this warpgroup's writes made visible to the copy engine, then one thread
+// stores its 64 rows of the panel of dg, du and h at (row0, col0 + 64 p), while the others go on to the next panel.
+__device__ __forceinline__ void store_panel(const Maps& maps, uint8_t* tiles, int p, int c, int thread, int row0,
+                                            int col0) {
   ch04::fence_view_async_shared();
   ch04::named_barrier_sync(1 + c, kWarpgroup);
   if (thread != 0) return;
-  for (int p = 0; p < 2; ++p) {
-    uint8_t* g = tiles + p * kPanelBytes + c * kRows * 128;
-    ch04::tma_store_2d(&maps.dg, g, col0 + 64 * p, row0);
-    ch04::tma_store_2d(&maps.du, g + kTileBytes, col0 + 64 * p, row0);
-    ch04::tma_store_2d(&maps.h, g + 2 * kTileBytes, col0 + 64 * p, row0);
-  }
+  uint8_t* g = tiles + p * kPanelBytes + c * kRows * 128;
+  ch04::tma_store_2d(&maps.dg, g, col0 + 64 * p, row0);
+  ch04::tma_store_2d(&maps.du, g + kTileBytes, col0 + 64 * p, row0);
+  ch04::tma_store_2d(&maps.h, g + 2 * kTileBytes, col0 + 64 * p, row0);
   ch04::bulk_commit_group();
 }
 
@@ -135,10 +138,11 @@ __global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_c
   uint8_t* tiles = smem;  // g (dg), u (du), h: 32 KB each, where the ring was
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBarrierOffset);
   uint64_t* empty = full + kStages;
-  uint64_t* gu_full = empty + kStages;  // g and u have landed in the (former) ring
+  uint64_t* gu_full = empty + kStages;  // [2]: panel p of g and of u has landed in the (former) ring
   if (threadIdx.x == 0) {
     ch04::init_ring<kStages>(full, empty, 2);  // both consumers read every stage
-    ch04::mbar_init(gu_full, 1);
+    ch04::mbar_init(&gu_full[0], 1);
+    ch04::mbar_init(&gu_full[1], 1);
     ch04::fence_barrier_init();
   }
   __syncthreads();
@@ -160,10 +164,10 @@ __global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_c
     // Once the consumers have released the last k-tiles (their wgmma are done with the ring), g and u move in.
     for (int kt = k_tiles > kStages ? k_tiles - kStages : 0; kt < k_tiles; ++kt)
       ch04::mbar_wait(&empty[kt % kStages], (kt / kStages) & 1);
-    ch04::mbar_arrive_expect_tx(gu_full, 2 * kTileBytes);
-    for (int p = 0; p < 2; ++p) {  // two 64-column panels each
-      ch04::tma_load_2d(tiles + p * kPanelBytes, &maps.g, gu_full, n0 + 64 * p, m0);
-      ch04::tma_load_2d(tiles + kTileBytes + p * kPanelBytes, &maps.u, gu_full, n0 + 64 * p, m0);
+    for (int p = 0; p < 2; ++p) {  // panel by panel: the epilogue of the first starts while the second lands
+      ch04::mbar_arrive_expect_tx(&gu_full[p], 2 * kPanelBytes);
+      ch04::tma_load_2d(tiles + p * kPanelBytes, &maps.g, &gu_full[p], n0 + 64 * p, m0);
+      ch04::tma_load_2d(tiles + kTileBytes + p * kPanelBytes, &maps.u, &gu_full[p], n0 + 64 * p, m0);
     }
     return;
   }
@@ -173,12 +177,14 @@ __global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_c
   float acc[1][kBN / 2];
   ch04::issue_k_tiles<L, kStages, 1, kBN>(acc, smem, full, empty, 0, k_tiles, c * kRows * ch04::kRowBytes, thread);
   ch04::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, k_tiles - 1, thread);
-  ch04::mbar_wait(gu_full, 0);
+  ch04::mbar_wait(&gu_full[0], 0);  // chunks 0 and 1: the first 64 columns
   epilogue_chunk<0>(acc, tiles, c, thread);
   epilogue_chunk<1>(acc, tiles, c, thread);
+  store_panel(maps, tiles, 0, c, thread, m0 + c * kRows, n0);
+  ch04::mbar_wait(&gu_full[1], 0);  // chunks 2 and 3: the next 64
   epilogue_chunk<2>(acc, tiles, c, thread);
   epilogue_chunk<3>(acc, tiles, c, thread);
-  store_tiles(maps, tiles, c, thread, m0 + c * kRows, n0);
+  store_panel(maps, tiles, 1, c, thread, m0 + c * kRows, n0);
   if (thread == 0) ch04::bulk_wait_group_read<0>();  // the block's shared memory must outlive the copy engine's reads
 }
 
