@@ -183,7 +183,9 @@ bool check_launch(const char* variant, const bf16* x, const bf16* w_gate, const 
 }
 
 int persistent_grid(int64_t m_tiles, int64_t n_tiles, int64_t k_tiles) {
-  const int64_t num_tiles = m_tiles * n_tiles, sms = current_device().sms;
+  // Every SM, or fewer where the caller leaves the others to another stream's kernels (gemm_sm_limit, gpu/stream.h).
+  const int64_t all = current_device().sms, limit = ladder::gemm_sm_limit();
+  const int64_t num_tiles = m_tiles * n_tiles, sms = limit > 0 && limit < all ? limit : all;
   const int64_t grid = num_tiles < sms ? num_tiles : sms;  // persistent: at most one block per SM
   // Ring positions (tiles per block x k-tiles) and tile indices are 32-bit in the kernels.
   if (num_tiles + grid > INT_MAX || ceil_div(num_tiles, grid) * k_tiles > INT_MAX)

@@ -32,11 +32,13 @@
 
 #include "03_fused_mlp/kernels.cuh"  // chapter 03's gelu_mul, for the bit-identity tests
 #include "04_epilogue_mlp/kernels.cuh"
+#include "04_epilogue_mlp/launch.h"  // persistent_grid
 #include "chapter/compare.h"
 #include "chapter/reference.h"
 #include "cuda/check.h"
 #include "gpu/memory.h"
 #include "gpu/ops.h"
+#include "gpu/stream.h"
 #include "gpu/tests/kernel_test_util.h"
 #include "gpu/values.h"
 
@@ -263,6 +265,38 @@ TEST(EpilogueKernels, BitIdenticalToChapter03) {
       EXPECT_EQ(differ, 0) << "of " << got.size() << "; first at row " << first / s.hidden << ", column "
                            << first % s.hidden << ": chapter 03 0x" << std::hex << want[first] << ", 04 0x"
                            << got[first] << " (" << u.str() << ")";
+    }
+  }
+}
+
+// Under a GemmSmLimit (07_tp_mlp's overlap leaves SMs to NCCL with one) the persistent variants spread their tiles
+// over fewer blocks; every variant still writes every output, the same bits as with the whole GPU.
+TEST(EpilogueKernels, FewerSmsSameBits) {
+  SKIP_WITHOUT_VARIANTS(variants);
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  EXPECT_EQ(ch04::persistent_grid(64, 48, 12), std::min(64 * 48, sms));
+  {
+    const ladder::GemmSmLimit limit(7);
+    EXPECT_EQ(ch04::persistent_grid(64, 48, 12), 7);
+    EXPECT_EQ(ch04::persistent_grid(2, 2, 12), 4);
+  }
+  for (const Shape3& s : {Shape3{8192, 768, 3072}, Shape3{129, 1000, 1032}, Shape3{3, 24, 16}}) {
+    const Problem p(s.M, s.dim, s.hidden, 1300 + s.M);
+    const Tensor whole = ladder::empty({s.M, s.hidden}, DType::BF16);
+    const Tensor fewer = ladder::empty({s.M, s.hidden}, DType::BF16);
+    for (const ch04::GegluGemmVariant& v : variants) {
+      SCOPED_TRACE(std::string("variant ") + v.name + ", M " + std::to_string(s.M));
+      ladder::poison(whole);
+      ladder::poison(fewer);
+      p.launch(v, whole);
+      {
+        const ladder::GemmSmLimit limit(7);
+        p.launch(v, fewer);
+      }
+      EXPECT_EQ(unwritten(fewer), 0);
+      EXPECT_EQ(bits_of(fewer.data, fewer.numel()), bits_of(whole.data, whole.numel()));
     }
   }
 }

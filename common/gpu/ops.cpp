@@ -159,6 +159,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor* bias, const Tensor& ou
     desc.set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias->data);
     desc.set(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, cuda_type(bias->dtype));
   }
+  if (const int32_t sms = gemm_sm_limit(); sms > 0) desc.set(CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, sms);
   // Stored shapes (before op): an op-N operand of logical [rows, cols] is stored [rows, cols]; op-T stores [cols,
   // rows].
   Layout la(b.dtype, opA.transposed ? K : N, opA.transposed ? N : K, opA.ld);

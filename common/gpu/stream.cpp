@@ -6,10 +6,15 @@ namespace ladder {
 
 namespace {
 cudaStream_t g_stream = nullptr;  // nullptr is stream 0, the legacy default stream
+int g_gemm_sms = 0;               // 0: every SM
 }  // namespace
 
 cudaStream_t current_stream() { return g_stream; }
 void set_current_stream(cudaStream_t stream) { g_stream = stream; }
+
+int gemm_sm_limit() { return g_gemm_sms; }
+GemmSmLimit::GemmSmLimit(int sms) : previous_(g_gemm_sms) { g_gemm_sms = sms; }
+GemmSmLimit::~GemmSmLimit() { g_gemm_sms = previous_; }
 
 CudaGraph::CudaGraph(const std::function<void()>& forward) {
   // The legacy default stream cannot be captured, so the forward runs once on a stream of its own while capture
