@@ -336,13 +336,45 @@ void put_top(Out& out, const Trace& trace, int64_t base) {
   fmt::format_to(it, "  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": {},\n  \"traceEvents\": [\n", base);
 }
 
-// The row (tid) of every GPU activity: its stream's, or an overlap row of that stream (overlap.h).
+// The row (tid) of every GPU activity: its stream's, or an overlap row of that stream (overlap.h). A GPU user range
+// (its tid is its stream) goes on the row of the activities it spans when they all sit on one: an all-reduce whose
+// kernel starts before the previous one ends (NCCL's symmetric kernels launch early) keeps its range around it.
 struct GpuRows {
-  explicit GpuRows(const Trace& trace) : rows(overlap_rows(trace)), overlap_text(overlap_args(trace)) {}
+  explicit GpuRows(const Trace& trace) : rows(overlap_rows(trace)), overlap_text(overlap_args(trace)) {
+    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, const Event*>>> starts;  // by (pid, stream)
+    for (const Event& e : trace.events)
+      if (is_gpu_activity(e.cat)) starts[{e.pid, e.gpu.stream}].push_back({e.ts_ns, &e});
+    for (auto& [stream, v] : starts) std::sort(v.begin(), v.end());
+    for (const Event& e : trace.events) {
+      if (e.cat != Cat::GpuUserAnnotation) continue;
+      const auto v = starts.find({e.pid, e.tid});
+      if (v == starts.end()) continue;
+      // The activities inside the range, until one on the stream's own row (then the range stays there) or on a
+      // second overlap row; a few dozen looked at at most, so a hostile file cannot make this quadratic.
+      int row = -1, looked = 0;
+      const auto from = std::make_pair(e.ts_ns, static_cast<const Event*>(nullptr));
+      for (auto it = std::lower_bound(v->second.begin(), v->second.end(), from);
+           it != v->second.end() && it->first <= e.end_ns() && looked++ < 64; ++it) {
+        if (it->second->end_ns() > e.end_ns()) continue;  // not inside the range
+        const auto r = rows.find(it->second);
+        const int here = r == rows.end() ? 0 : r->second;
+        if (here == 0 || (row > 0 && here != row)) {
+          row = -1;
+          break;
+        }
+        row = here;
+      }
+      if (row > 0) range_rows[&e] = overlap_row_tid(e.tid, row);
+    }
+  }
   const std::map<const Event*, int> rows;
   const std::map<const Event*, std::string> overlap_text;
+  std::map<const Event*, int64_t> range_rows;  // GPU user ranges drawn on an overlap row
   int64_t tid_of(const Event& e) const {
-    if (!is_gpu_activity(e.cat)) return e.tid;
+    if (!is_gpu_activity(e.cat)) {
+      const auto r = range_rows.find(&e);
+      return r == range_rows.end() ? e.tid : r->second;
+    }
     const auto r = rows.find(&e);
     return overlap_row_tid(e.gpu.stream, r == rows.end() ? 0 : r->second);
   }

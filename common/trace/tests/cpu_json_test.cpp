@@ -349,6 +349,31 @@ Trace overlapping_trace(bool graph) {
   return t;
 }
 
+// A GPU user range drawn around a kernel that starts before the previous one on its stream ends (NCCL's symmetric
+// all-reduce, launched early): the range goes to the kernel's overlap row, so it still encloses it and overlaps
+// nothing there; a range around kernels of the stream's own row stays on it.
+TEST(TraceJson, AGpuRangeFollowsItsKernelToTheOverlapRow) {
+  Trace t = overlapping_trace(false);
+  Event around_b = gpu(Cat::GpuUserAnnotation, "nccl:all_reduce", 20967, 1034, -1, -1);
+  around_b.tid = 7;
+  Event around_a = gpu(Cat::GpuUserAnnotation, "mlp_fwd", 19999, 1002, -1, -1);
+  around_a.tid = 7;
+  t.events.push_back(around_b);
+  t.events.push_back(around_a);
+  const json doc = json::parse(trace_to_json(t));
+  for (const std::string& p : testing::check_trace(doc)) ADD_FAILURE() << p;
+  std::map<std::string, int64_t> tid;
+  for (const json& e : doc["traceEvents"])
+    if (e.value("cat", "") == "gpu_user_annotation") tid[e["name"]] = e["tid"];
+  EXPECT_EQ(tid["nccl:all_reduce"], 1000007);
+  EXPECT_EQ(tid["mlp_fwd"], 7);
+  // Broken the other way (the range left on the stream's row), the strict checker refuses the file.
+  json left = doc;
+  for (json& e : left["traceEvents"])
+    if (e.value("cat", "") == "gpu_user_annotation") e["tid"] = 7;
+  EXPECT_FALSE(testing::check_trace(left).empty());
+}
+
 std::vector<const json*> kernels_of(const json& doc) {
   std::vector<const json*> out;
   for (const json& e : doc["traceEvents"]) {
