@@ -7,6 +7,8 @@
 //   --mode tp       the two GEMMs, then the all-reduce of y on the communication stream (PyTorch's TP plan)
 //   --mode overlap  the rows in --chunks chunks: chunk i's all-reduce runs while chunk i+1's GEMMs do
 //   --mode sp       sequence parallel: x and y split by rows; an all-gather of x, the GEMMs, a reduce-scatter of y
+//   --window        the collectives' buffers in NCCL windows: NCCL's symmetric kernels instead of its ring
+//   --nccl-sms N    NCCL's collectives on N blocks, and overlap's GEMMs on the other SMs, so the two run side by side
 //
 // Guess before you look: the all-reduce moves 12.6 MB per rank over links of a few hundred GB/s, and the forward
 // takes under 200 us on one H100. Does splitting the GEMMs over two GPUs pay for it? And at 4x the batch?
@@ -58,6 +60,8 @@ int main(int argc, char** argv) {
   int64_t batch = 64, seq = 128, dim = 768, hidden = 3072;
   std::string mode = "overlap", kernel;
   int chunks = 2;  // the best of 2, 4 and 8 in --mode overlap on two H100s, at the blog's shape and at 4x the batch
+  int nccl_sms = 0;
+  bool window = false;
   double nccl_timeout = 60;
   CommonOptions common;
   CLI::App app{"07_tp_mlp: the GeGLU MLP over several GPUs, tensor parallel (mpirun -np N, one GPU per rank)"};
@@ -75,6 +79,15 @@ int main(int argc, char** argv) {
   app.add_option("--chunks", chunks, "chunks of rows in --mode overlap")
       ->check(int_range(1, 64))
       ->capture_default_str();
+  app.add_option("--nccl-sms", nccl_sms,
+                 "SMs for NCCL: every collective runs on this many blocks, and --mode overlap's GEMMs leave this many "
+                 "SMs free, so the all-reduce of the chunk before runs beside them (0: NCCL's choice, and the GEMMs "
+                 "take every SM)")
+      ->check(int_range(0, 1024))
+      ->capture_default_str();
+  app.add_flag("--window", window,
+               "put the buffers the collectives read and write in NCCL windows (ncclMemAlloc, "
+               "ncclCommWindowRegister), where NCCL runs its symmetric kernels instead of its ring");
   app.add_option("--kernel", kernel,
                  "variant of 04's geglu_gemm kernel: " + variant_names(ch04::geglu_gemm_variants()));
   app.add_option("--nccl-timeout", nccl_timeout, "seconds a rank waits for a collective before it gives up")
@@ -105,7 +118,9 @@ int main(int argc, char** argv) {
   const DType dt = DType::BF16;
   const std::string folder = [&] {
     std::string p =
-        trace_path(common, "07_tp_mlp", fmt::format("{}_b{}_s{}_d{}_h{}_np{}", mode, batch, seq, dim, hidden, ranks));
+        trace_path(common, "07_tp_mlp",
+                   fmt::format("{}_b{}_s{}_d{}_h{}_np{}{}{}", mode, batch, seq, dim, hidden, ranks,
+                               window ? "_window" : "", nccl_sms > 0 ? fmt::format("_ncclsms{}", nccl_sms) : ""));
     return p.substr(0, p.size() - 5);  // no ".json": a folder of rank files
   }();
 
@@ -126,6 +141,9 @@ int main(int argc, char** argv) {
   if ((rc = stage(world, [&] { ch07::require_distinct_gpus(world, gpu); })) >= 0) return rc;
   if ((rc = stage(world, [&] {
          if (kernel.empty()) kernel = ch04::geglu_gemm_default_variant(gpu.major, gpu.minor);
+         if (nccl_sms >= gpu.sms)
+           throw UsageError(
+               fmt::format("--nccl-sms {}: the GPU has {} SMs, and the GEMMs need some of them", nccl_sms, gpu.sms));
          if (const std::string why = ch04::geglu_gemm_cannot_run(kernel, gpu.major, gpu.minor); !why.empty())
            throw UsageError(why);
          require_fits({{rows, dim},
@@ -158,7 +176,7 @@ int main(int argc, char** argv) {
     return rc;
   world.broadcast(&id, sizeof(id));
   std::optional<ch07::Communicator> comm;
-  if ((rc = stage(world, [&] { comm.emplace(world, id, nccl_timeout); })) >= 0) return rc;
+  if ((rc = stage(world, [&] { comm.emplace(world, id, nccl_timeout, nccl_sms); })) >= 0) return rc;
 
   // ---- 5. inputs, every forward once, each checked against the CPU on every rank, and the ranks against each other
   // Every rank makes the full weights from the same seeds as 04 (so the one-GPU forward prints 04's checksum) and
@@ -181,22 +199,26 @@ int main(int argc, char** argv) {
          m_full = empty({batch, seq, hidden}, dt);
          m = empty({batch, seq, hs}, dt);
          y_one = empty({batch, seq, dim}, dt);
-         y_tp = empty({batch, seq, dim}, dt);
-         y_overlap = empty({batch, seq, dim}, dt);
+         // What a collective reads or writes: in NCCL windows with --window, else in the ladder's own memory.
+         const auto comm_buffer = [&](const Shape& shape) {
+           return window ? comm->window_tensor(shape, dt) : empty(shape, dt);
+         };
+         y_tp = comm_buffer({batch, seq, dim});
+         y_overlap = comm_buffer({batch, seq, dim});
          // Sequence parallel: this rank's rows of x (in a real model they arrive split; here they are cut from the
          // replicated x), zeros past the last row.
-         x_rows = empty({rows_per_rank, dim}, dt);
+         x_rows = comm_buffer({rows_per_rank, dim});
          CUDA_CHECK(cudaMemset(x_rows->data, 0, x_rows->nbytes()));
          const int64_t first = std::min(rows, rank * rows_per_rank),
                        mine = std::min(rows, first + rows_per_rank) - first;
          CUDA_CHECK(cudaMemcpy(x_rows->data, static_cast<char*>(x->data) + first * dim * dtype_size(dt),
                                mine * dim * dtype_size(dt), cudaMemcpyDeviceToDevice));
-         x_all = empty({padded, dim}, dt);
+         x_all = comm_buffer({padded, dim});
          m_all = empty({padded, hs}, dt);
-         y_all = empty({padded, dim}, dt);
-         y_rows = empty({rows_per_rank, dim}, dt);
+         y_all = comm_buffer({padded, dim});
+         y_rows = comm_buffer({rows_per_rank, dim});
          y_sp = empty({padded, dim}, dt);
-         mlp.emplace(*shard, *comm, kernel, 64);
+         mlp.emplace(*shard, *comm, kernel, 64, nccl_sms > 0 ? gpu.sms - nccl_sms : 0);
          one_gpu = [&] {
            ch04::geglu_gemm(*x, *gate, *up, *m_full, kernel);
            ops::linear(*m_full, *down, nullptr, *y_one);
@@ -248,7 +270,12 @@ int main(int argc, char** argv) {
     fmt::print("07_tp_mlp: {} ranks, NCCL {}; x [{}, {}] on every rank, each rank {} of the {} hidden units\n", ranks,
                ch07::nccl_version(), rows, dim, hs, hidden);
     for (const std::string& g : gpus) fmt::print("{}\n", g);
-    fmt::print("geglu_gemm variant: {}\n{}", kernel, check_line);
+    fmt::print("geglu_gemm variant: {}\n", kernel);
+    if (window) fmt::print("collectives on buffers in NCCL windows (--window): NCCL's symmetric kernels\n");
+    if (nccl_sms > 0)
+      fmt::print("NCCL's collectives on {} blocks, overlap's GEMMs on {} of the {} SMs (--nccl-sms)\n", nccl_sms,
+                 gpu.sms - nccl_sms, gpu.sms);
+    fmt::print("{}", check_line);
     fmt::print(
         "every rank passed the same checks; output checksums, the same on every rank: one GPU {}, tp {}, "
         "overlap {} ({} chunks), sp {}\n",
@@ -281,7 +308,8 @@ int main(int argc, char** argv) {
   ch07::Timings t;
   if ((rc = stage(world, [&] {
          t = ch07::time_forwards(
-             world, *comm, one_gpu, tp, [&](int c) { mlp->overlap(*x, *m, *y_overlap, c); }, chunks, sp, *y_tp, *trace);
+             world, *comm, one_gpu, tp, [&](int c) { mlp->overlap(*x, *m, *y_overlap, c); }, chunks, sp, *y_tp,
+             window ? &*y_one : nullptr, *trace);
        })) >= 0)
     return rc;
   if (rank == 0) {

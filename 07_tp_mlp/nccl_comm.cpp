@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -32,12 +33,14 @@ ncclUniqueId new_unique_id() {
   return id;
 }
 
-Communicator::Communicator(const World& world, const ncclUniqueId& id, double timeout_s)
+Communicator::Communicator(const World& world, const ncclUniqueId& id, double timeout_s, int blocks)
     : rank_(world.rank()), size_(world.size()), timeout_s_(timeout_s) {
   group_.ranks = world.ranks();
   {
     ladder::Range range("nccl:init", ladder::Cat::UserAnnotation);
-    NCCL_CHECK(ncclCommInitRank(&comm_, size_, id, rank_));
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    if (blocks > 0) config.minCTAs = config.maxCTAs = blocks;
+    NCCL_CHECK(ncclCommInitRankConfig(&comm_, size_, id, rank_, &config));
   }
   // Non-blocking: no implicit ordering with the legacy default stream. The highest priority: when the GEMMs of the
   // compute stream and a collective both have blocks waiting, the collective's get the free SMs first, so it is not
@@ -49,7 +52,28 @@ Communicator::Communicator(const World& world, const ncclUniqueId& id, double ti
 
 Communicator::~Communicator() {
   if (stream_) cudaStreamDestroy(stream_);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  for (const Window& w : windows_) {
+    if (w.window && !aborted_) ncclCommWindowDeregister(comm_, w.window);
+    ncclMemFree(w.data);
+  }
+#endif
   if (comm_ && !aborted_) ncclCommDestroy(comm_);
+}
+
+ladder::Tensor Communicator::window_tensor(const ladder::Shape& shape, ladder::DType dtype) {
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 27, 0)
+  throw ladder::UsageError(fmt::format("NCCL windows need NCCL 2.27 or newer; this build has NCCL {}", nccl_version()));
+#else
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  const size_t bytes = std::max<size_t>(static_cast<size_t>(n) * ladder::dtype_size(dtype), 1);
+  Window w;
+  NCCL_CHECK(ncclMemAlloc(&w.data, bytes));
+  windows_.push_back(w);  // freed by the destructor from here on
+  NCCL_CHECK(ncclCommWindowRegister(comm_, w.data, bytes, &windows_.back().window, NCCL_WIN_COLL_SYMMETRIC));
+  return ladder::view_of(w.data, dtype, shape);
+#endif
 }
 
 namespace {

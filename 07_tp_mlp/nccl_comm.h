@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "07_tp_mlp/world.h"
 #include "gpu/tensor.h"
@@ -31,8 +32,10 @@ ncclUniqueId new_unique_id();
 class Communicator {
  public:
   // Collective: every rank of `world` calls it with rank 0's id, each with its own GPU current. `timeout_s` bounds
-  // every wait of sync() below.
-  Communicator(const World& world, const ncclUniqueId& id, double timeout_s);
+  // every wait of sync() below. `blocks` > 0: every collective runs on that many blocks (ncclConfig_t's minCTAs and
+  // maxCTAs; else NCCL chooses: 24 for its ring on four H100s, 7 for its symmetric all-reduce, fewer than the links
+  // need).
+  Communicator(const World& world, const ncclUniqueId& id, double timeout_s, int blocks = 0);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -41,6 +44,13 @@ class Communicator {
   int rank() const { return rank_; }
   int size() const { return size_; }
   const ladder::ProcessGroup& group() const { return group_; }
+
+  // A tensor in memory NCCL allocates (ncclMemAlloc) and registers on every rank as a symmetric window
+  // (ncclCommWindowRegister with NCCL_WIN_COLL_SYMMETRIC). A collective whose buffers lie in such windows, at the same
+  // offsets on every rank, may run NCCL's symmetric kernels (ncclSymkDevKernel_*): each rank loads its peers' parts
+  // and stores the results into their memory directly over NVLink, on a few blocks, instead of passing chunks around
+  // a ring on 24. Collective: every rank calls it with the same shape. Freed with the communicator.
+  ladder::Tensor window_tensor(const ladder::Shape& shape, ladder::DType dtype);
 
   // t = the sum of every rank's t, in place (bf16 or float32, contiguous), on `stream` (the communication stream
   // unless told otherwise), inside record_param_comms { nccl:all_reduce { ncclAllReduce } }.
@@ -65,6 +75,11 @@ class Communicator {
   // record_param_comms with the call's args, and the user range `range` ("nccl:all_reduce", ...).
   void recorded(const ladder::CollectiveCall& call, const char* range, const std::function<ncclResult_t()>& nccl,
                 const char* expr) const;
+  struct Window {
+    void* data = nullptr;
+    ncclWindow_t window = nullptr;
+  };
+  std::vector<Window> windows_;
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   int rank_ = 0, size_ = 1;

@@ -16,9 +16,8 @@ namespace {
 
 constexpr int kRuns = 50;
 
-bool is_nccl_kernel(const ladder::Event& e) {
-  return e.cat == ladder::Cat::Kernel && (e.name.rfind("ncclDevKernel", 0) == 0 || e.name.rfind("ncclKernel", 0) == 0);
-}
+// ncclKernel_* (before NCCL 2.19), ncclDevKernel_* (its ring and tree), ncclSymkDevKernel_* (its symmetric kernels).
+bool is_nccl_kernel(const ladder::Event& e) { return e.cat == ladder::Cat::Kernel && e.name.rfind("nccl", 0) == 0; }
 
 double slowest(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
 
@@ -55,7 +54,8 @@ double transfer_from_last_arrival(const World& world, std::vector<std::pair<int6
 
 Timings time_forwards(const World& world, const Communicator& comm, const std::function<void()>& one_gpu,
                       const std::function<void()>& tp, const std::function<void(int)>& overlap, int chunks,
-                      const std::function<void()>& sp, const ladder::Tensor& y, const ladder::Trace& trace) {
+                      const std::function<void()>& sp, const ladder::Tensor& y, const ladder::Tensor* y_plain,
+                      const ladder::Trace& trace) {
   const ladder::GpuTimer timer;
   Timings t;
   t.runs = kRuns;
@@ -95,6 +95,7 @@ Timings time_forwards(const World& world, const Communicator& comm, const std::f
   }
   // y is summed into itself again and again here: its values are spent (they were checked before), its bytes are not.
   t.all_reduce_alone = median([&] { comm.all_reduce_sum(y, ladder::current_stream()); });
+  if (y_plain) t.all_reduce_plain = median([&] { comm.all_reduce_sum(*y_plain, ladder::current_stream()); });
   comm.sync();
 
   double sum = 0;
@@ -142,8 +143,14 @@ std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim,
     return fmt::format("algbw {:.1f} GB/s, busbw {:.1f} GB/s", algbw, algbw * 2.0 * (ranks - 1) / ranks);
   };
   const double alone = slowest(t.all_reduce_alone);
-  out += fmt::format("\nAll-reduce of y ({:.1f} MB of bf16, {} x {}) alone, timed as above: {:.1f} us, {}   [{}]\n",
-                     bytes / 1e6, rows, dim, alone, bw(alone), per_rank(t.all_reduce_alone));
+  out += fmt::format("\nAll-reduce of y ({:.1f} MB of bf16, {} x {}){} alone, timed as above: {:.1f} us, {}   [{}]\n",
+                     bytes / 1e6, rows, dim, t.all_reduce_plain.empty() ? "" : " in an NCCL window", alone, bw(alone),
+                     per_rank(t.all_reduce_alone));
+  if (!t.all_reduce_plain.empty()) {
+    const double plain = slowest(t.all_reduce_plain);
+    out += fmt::format("  the same outside an NCCL window (NCCL's ring): {:.1f} us, {}   [{}]\n", plain, bw(plain),
+                       per_rank(t.all_reduce_plain));
+  }
   const double inside = slowest(t.nccl_kernel_in_trace);
   if (mode == "tp") {
     out += fmt::format(

@@ -28,6 +28,7 @@ struct Timings {
   std::vector<double> sp_graph;
   std::string graph_note;
   std::vector<double> all_reduce_alone;      // an all-reduce of y's bytes, nothing else running
+  std::vector<double> all_reduce_plain;      // the same outside an NCCL window (NCCL's ring), when y is in one
   std::vector<double> nccl_kernel_in_trace;  // the mean NCCL kernel of the profiled mode's active steps
   int nccl_kernels_per_step = 0;
   // The same kernels from the last rank's arrival on: per collective, the kernel of the rank that started it last
@@ -37,11 +38,13 @@ struct Timings {
 };
 
 // Times every forward with GpuTimer (median of the same count of runs on every rank: the ranks wait for each other in
-// every all-reduce, so a different count would hang one), the all-reduce of `y` alone on the compute stream, and
-// reads the profiled mode's NCCL kernels from `trace`. Collective.
+// every all-reduce, so a different count would hang one), the all-reduce of `y` alone on the compute stream (and of
+// `y_plain`, the same bytes outside an NCCL window, when `y` is in one), and reads the profiled mode's NCCL kernels
+// from `trace`. Collective.
 Timings time_forwards(const World& world, const Communicator& comm, const std::function<void()>& one_gpu,
                       const std::function<void()>& tp, const std::function<void(int chunks)>& overlap, int chunks,
-                      const std::function<void()>& sp, const ladder::Tensor& y, const ladder::Trace& trace);
+                      const std::function<void()>& sp, const ladder::Tensor& y, const ladder::Tensor* y_plain,
+                      const ladder::Trace& trace);
 
 // The table rank 0 prints: each forward (the slowest rank's median, every rank's in brackets) against the one-GPU
 // forward, and the all-reduce of y inside the profiled mode against the same bytes alone, with nccl-tests' algbw and

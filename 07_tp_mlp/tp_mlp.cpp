@@ -51,8 +51,9 @@ std::string tp_shape_rule(int64_t dim, int64_t hidden, int ranks) {
   return "";
 }
 
-TensorParallelMlp::TensorParallelMlp(const Shard& shard, const Communicator& comm, std::string variant, int max_chunks)
-    : w_(shard), comm_(comm), variant_(std::move(variant)) {
+TensorParallelMlp::TensorParallelMlp(const Shard& shard, const Communicator& comm, std::string variant, int max_chunks,
+                                     int overlap_sms)
+    : w_(shard), comm_(comm), variant_(std::move(variant)), overlap_sms_(overlap_sms) {
   events_.resize(static_cast<size_t>(max_chunks) + 1);
   for (cudaEvent_t& e : events_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
 }
@@ -107,6 +108,8 @@ void TensorParallelMlp::overlap(const Tensor& x, const Tensor& m, const Tensor& 
   // all-reduce (waiting any earlier would hold chunk i-1's all-reduce back behind chunk i's GEMMs too).
   for (int i = 0; i <= n; ++i) {
     if (i < n) {
+      // From chunk 1 on, an all-reduce runs beside the GEMMs: they leave it the SMs they are told to leave.
+      const ladder::GemmSmLimit limit(i > 0 ? overlap_sms_ : 0);
       ch04::geglu_gemm(chunk_rows(i, x, dim), w_.gate, w_.up, chunk_rows(i, m, hs), variant_);
       ladder::ops::linear(chunk_rows(i, m, hs), w_.down, nullptr, chunk_rows(i, y, dim));
       CUDA_CHECK(cudaEventRecord(events_.at(static_cast<size_t>(i)), compute));

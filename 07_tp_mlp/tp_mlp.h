@@ -30,8 +30,10 @@ std::string tp_shape_rule(int64_t dim, int64_t hidden, int ranks);
 class TensorParallelMlp {
  public:
   // The compute stream is ladder::current_stream() (where 04's kernel and the cuBLASLt ops launch); collectives run
-  // on comm's own stream. `variant`: 04's geglu_gemm variant.
-  TensorParallelMlp(const Shard& shard, const Communicator& comm, std::string variant, int max_chunks);
+  // on comm's own stream. `variant`: 04's geglu_gemm variant. `overlap_sms`: the SMs overlap's GEMMs after the first
+  // chunk may use (0: all), the rest left free for the all-reduce beside them.
+  TensorParallelMlp(const Shard& shard, const Communicator& comm, std::string variant, int max_chunks,
+                    int overlap_sms = 0);
   ~TensorParallelMlp();
   TensorParallelMlp(const TensorParallelMlp&) = delete;
   TensorParallelMlp& operator=(const TensorParallelMlp&) = delete;
@@ -57,6 +59,7 @@ class TensorParallelMlp {
   const Shard& w_;
   const Communicator& comm_;
   std::string variant_;
+  int overlap_sms_;
   std::vector<cudaEvent_t> events_;
 };
 

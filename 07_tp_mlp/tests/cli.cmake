@@ -24,12 +24,14 @@ endfunction()
 
 # Refusals before any GPU work: the same on a machine without one, one line from rank 0, every rank non-zero.
 ladder_expect(07_tp_mlp.help_describes_every_option EXIT 0
-              REGEX "--batch.*--seq.*--dim.*--hidden.*--mode[^\n]*tp[^\n]*overlap.*--chunks.*--kernel.*--nccl-timeout"
+              REGEX "--batch.*--seq.*--dim.*--hidden.*--mode[^\n]*tp[^\n]*overlap.*--chunks.*--nccl-sms.*--window.*--kernel.*--nccl-timeout"
               COMMAND ${root_ok} ${CHAPTER_EXE} --help)
 tp_one_error(07_tp_mlp.bad_mode 2 "error: --mode: pipeline not in \\{tp,overlap,sp\\}"
              COMMAND ${np2} ${CHAPTER_EXE} --mode pipeline)
 tp_one_error(07_tp_mlp.bad_chunks 2 "error: --chunks: must be an integer from 1 to 64, got 0"
              COMMAND ${np2} ${CHAPTER_EXE} --chunks 0)
+tp_one_error(07_tp_mlp.bad_nccl_sms 2 "error: --nccl-sms: must be an integer from 0 to 1024, got -1"
+             COMMAND ${np2} ${CHAPTER_EXE} --nccl-sms -1)
 tp_one_error(07_tp_mlp.hidden_does_not_split 2
              "error: hidden = 3073 does not split over 2 ranks: each rank takes hidden/ranks units"
              COMMAND ${nogpu_np2} ${CHAPTER_EXE} --hidden 3073)
@@ -54,6 +56,15 @@ foreach(shape "--batch 3 --seq 5 --dim 64 --hidden 208 --chunks 4 --seed 1"
                 REGEX "check \\(tp\\): .*check \\(overlap\\): .*check \\(sp\\): .*sp's y against tp's: .*every rank passed the same checks"
                 COMMAND ${np2} ${CHAPTER_EXE} ${args})
 endforeach()
+# NCCL windows and SMs left to NCCL: the same checks (NCCL's symmetric kernels sum in float32, so the ranks' y is
+# another bf16 rounding of the sum, the same on every rank).
+ladder_expect(07_tp_mlp.np2_check_window EXIT 0 LABEL gpu
+              REGEX "NCCL windows.*check \\(tp\\): .*check \\(overlap\\): .*check \\(sp\\): .*every rank passed the same checks"
+              COMMAND ${np2} ${CHAPTER_EXE} --batch 3 --seq 5 --dim 64 --hidden 208 --chunks 4 --seed 1 --window
+                      --nccl-sms 16 --check-only)
+# More SMs for NCCL than the GPU has: one line before NCCL starts.
+tp_one_error(07_tp_mlp.nccl_sms_too_many 2 "error: --nccl-sms 1024: the GPU has [0-9]+ SMs" LABEL gpu
+             COMMAND ${np2} ${CHAPTER_EXE} --nccl-sms 1024 --check-only --batch 3 --seq 5 --dim 64 --hidden 208)
 foreach(mode tp overlap sp)
   add_test(NAME 07_tp_mlp.np2_trace_${mode}
            COMMAND ${CMAKE_COMMAND} "-DCMD=${np2};${CHAPTER_EXE};--batch;3;--seq;5;--dim;64;--hidden;208;--mode;${mode}"
@@ -62,8 +73,18 @@ foreach(mode tp overlap sp)
                    -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/rank_traces.cmake)
   ladder_gpu_test_properties(07_tp_mlp.np2_trace_${mode})
 endforeach()
+# The same with the all-reduces in NCCL windows: NCCL's symmetric kernel (ncclSymkDevKernel_AllReduce_*) in the trace,
+# carrying the collective's args like the ring's.
+add_test(NAME 07_tp_mlp.np2_trace_overlap_window
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCMD=${np2};${CHAPTER_EXE};--batch;3;--seq;5;--dim;64;--hidden;208;--mode;overlap;--window;--nccl-sms;16"
+                 -DDIR=${CMAKE_BINARY_DIR}/test-traces/07_tp_mlp.np2_trace_overlap_window -DRANKS=2 -DMODE=overlap_window
+                 -DCHECKER=$<TARGET_FILE:ladder_check_trace> -DLADDER_CMAKE_DIR=${PROJECT_SOURCE_DIR}/cmake
+                 -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/rank_traces.cmake)
+ladder_gpu_test_properties(07_tp_mlp.np2_trace_overlap_window)
 # A machine with one GPU: both ranks would take it, and the chapter says so; that is a skip, like no GPU at all.
-foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_trace_tp np2_trace_overlap np2_trace_sp)
+foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_check_window nccl_sms_too_many np2_trace_tp np2_trace_overlap
+          np2_trace_sp np2_trace_overlap_window)
   set_tests_properties(07_tp_mlp.${t} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
 endforeach()
 # NCCL failing: with no network interface it may use (NCCL_SOCKET_IFNAME names none), it cannot bootstrap, and rank
