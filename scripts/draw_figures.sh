@@ -35,6 +35,10 @@ o=$r/07_tp_mlp_overlap_b64_s128_d768_h3072_np2
 "$lt" svg $r/07_tp_mlp_tp_b64_s128_d768_h3072_np2 --step 4 -o "$out"/07_tp_mlp/figures/tp_ranks.svg
 "$lt" svg $r/07_tp_mlp_tp_b64_s128_d768_h3072_np4 --step 4 -o "$out"/07_tp_mlp/figures/tp_ranks_np4.svg
 "$lt" svg $r/07_tp_mlp_overlap_b64_s128_d768_h3072_np4 --step 4 -o "$out"/07_tp_mlp/figures/overlap_ranks_np4.svg
+"$lt" svg $r/07_tp_mlp_overlap_b64_s128_d768_h3072_np4_window_ncclsms32 --step 4 \
+  -o "$out"/07_tp_mlp/figures/overlap_ranks_np4_window.svg
+"$lt" svg $r/07_tp_mlp_overlap_b256_s128_d768_h3072_np4_window_ncclsms32 --step 4 \
+  -o "$out"/07_tp_mlp/figures/overlap_ranks_np4_window_b256.svg
 "$lt" svg $r/06_train_mlp_eager.json --step 4 --width 1200 -o "$out"/06_train_mlp/figures/step_eager.svg
 for mode in eager fused epilogue recompute; do
   "$lt" svg $r/06_train_mlp_$mode.json --step 4 --memory --width 900 -o "$out"/06_train_mlp/figures/memory_$mode.svg
