@@ -193,25 +193,25 @@ __global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_c
 struct Key {
   int device = 0;
   const void *dy = nullptr, *wt = nullptr, *g = nullptr, *u = nullptr, *dg = nullptr, *du = nullptr, *h = nullptr;
-  int64_t M = 0, dim = 0, hidden = 0, ld_dgu = 0;
-  auto fields() const { return std::tie(device, dy, wt, g, u, dg, du, h, M, dim, hidden, ld_dgu); }
+  int64_t M = 0, dim = 0, hidden = 0, ld_gu = 0, ld_dgu = 0;
+  auto fields() const { return std::tie(device, dy, wt, g, u, dg, du, h, M, dim, hidden, ld_gu, ld_dgu); }
   bool operator==(const Key& o) const { return fields() == o.fields(); }
 };
 
 }  // namespace
 
-void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, bf16* dg, bf16* du,
-                        int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
+void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, int64_t ld_gu, bf16* dg,
+                        bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
   if (M == 0 || hidden == 0) return;
   static ch04::SmallCache<Key, Maps, 8> cache;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  const Maps maps = cache.get(Key{device, dy, w_down_t, g, u, dg, du, h, M, dim, hidden, ld_dgu}, [&] {
+  const Maps maps = cache.get(Key{device, dy, w_down_t, g, u, dg, du, h, M, dim, hidden, ld_gu, ld_dgu}, [&] {
     using ch04::tile_map;
     return Maps{tile_map(dy, M, dim, dim, kBM, "dy"),
                 tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T"),
-                tile_map(g, M, hidden, hidden, kBM, "g"),
-                tile_map(u, M, hidden, hidden, kBM, "u"),
+                tile_map(g, M, hidden, ld_gu, kBM, "g"),
+                tile_map(u, M, hidden, ld_gu, kBM, "u"),
                 tile_map(dg, M, hidden, ld_dgu, kRows, "dg"),
                 tile_map(du, M, hidden, ld_dgu, kRows, "du"),
                 tile_map(h, M, hidden, hidden, kRows, "h")};

@@ -18,8 +18,9 @@ namespace ch06 {
 // multiples of 8 (TMA's 16-byte rows).
 std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hidden);
 
-// From dy [M, dim], W_down [dim, hidden] (as nn.Linear stores it), g and u [M, hidden]: dh = dy @ W_down stays on
-// chip; writes dg and du (views [M, hidden] with a row stride that is a multiple of 8, e.g. the halves of [dg | du])
+// From dy [M, dim], W_down [dim, hidden] (as nn.Linear stores it), g and u [M, hidden] (views with one row stride that
+// is a multiple of 8, e.g. the halves of [g | u]): dh = dy @ W_down stays on chip; writes dg and du (views [M, hidden]
+// with one row stride that is a multiple of 8, e.g. the halves of [dg | du])
 // with eager's roundings from dh rounded to bf16, and h = gelu(g) * u [M, hidden] as the forward's gelu_mul computes
 // it. Opens the cpu_op range "ladder::dgated_gemm"; makes W_down^T with a transposing copy ("ladder::transpose") into
 // `w_down_t` [hidden, dim] first. All bf16, every tensor 16-byte aligned (TMA's rule); ladder::Error for anything else.
@@ -37,11 +38,11 @@ void launch_geglu_gemm_keep(const __nv_bfloat16* x, const __nv_bfloat16* w_gate,
                             __nv_bfloat16* h, __nv_bfloat16* g, __nv_bfloat16* u, int64_t M, int64_t dim,
                             int64_t hidden, cudaStream_t stream);
 
-// The kernel's launcher (dgated_gemm.cu): w_down_t [hidden, dim] row-major; dg and du with row stride ld_dgu; g, u
-// and h contiguous [M, hidden]. Only in a build with sm_90a code (LADDER_HAVE_SM90A).
+// The kernel's launcher (dgated_gemm.cu): w_down_t [hidden, dim] row-major; g and u with row stride ld_gu, dg and du
+// with row stride ld_dgu; h contiguous [M, hidden]. Only in a build with sm_90a code (LADDER_HAVE_SM90A).
 void launch_dgated_gemm(const __nv_bfloat16* dy, const __nv_bfloat16* w_down_t, const __nv_bfloat16* g,
-                        const __nv_bfloat16* u, __nv_bfloat16* dg, __nv_bfloat16* du, int64_t ld_dgu, __nv_bfloat16* h,
-                        int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream);
+                        const __nv_bfloat16* u, int64_t ld_gu, __nv_bfloat16* dg, __nv_bfloat16* du, int64_t ld_dgu,
+                        __nv_bfloat16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream);
 
 // out[c, r] = in[r, c] for a rows x cols bf16 matrix (both contiguous): 64 x 64 tiles through shared memory, bf16
 // pairs in and out, so rows and cols must be even and both pointers 4-byte aligned (dgated_gemm checks).

@@ -106,14 +106,14 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "dy", dy, M * dim);
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "W_down", w_down, dim * hidden);
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "W_down^T", w_down_t, dim * hidden);
-  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "g", g, M * hidden);
-  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "u", u, M * hidden);
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "h", h, M * hidden);
-  for (const ladder::Tensor* t : {&dg, &du})
+  for (const ladder::Tensor* t : {&g, &u, &dg, &du})
     require(t->dtype == ladder::DType::BF16 && t->dim() == 2 && t->size(0) == M && t->size(1) == hidden &&
                 t->stride(1) == 1 && t->stride(0) >= hidden && t->stride(0) % 8 == 0,
-            "dg and du must be bf16 [M, hidden] views with unit column stride and a row stride that is a multiple of 8");
-  require(dg.stride(0) == du.stride(0), "dg and du must have the same row stride");
+            "g, u, dg and du must be bf16 [M, hidden] views with unit column stride and a row stride that is a multiple "
+            "of 8");
+  require(g.stride(0) == u.stride(0) && dg.stride(0) == du.stride(0),
+          "g and u must have one row stride, and dg and du one row stride");
   require(M < INT_MAX && dim < INT_MAX && hidden < INT_MAX, "sizes must be < 2^31 (TMA's coordinates are 32-bit)");
   // TMA's rule for the kernel's tensor maps, and W_down's for the transpose's bf16 pairs
   for (const ladder::Tensor* t : {&dy, &w_down, &w_down_t, &g, &u, &dg, &du, &h})
@@ -126,8 +126,8 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
     launch_transpose(w_down.ptr<bf16>(), w_down_t.ptr<bf16>(), dim, hidden, ladder::current_stream());
   }
 #if LADDER_HAVE_SM90A
-  launch_dgated_gemm(dy.ptr<bf16>(), w_down_t.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), dg.ptr<bf16>(), du.ptr<bf16>(),
-                     dg.stride(0), h.ptr<bf16>(), M, dim, hidden, ladder::current_stream());
+  launch_dgated_gemm(dy.ptr<bf16>(), w_down_t.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), g.stride(0), dg.ptr<bf16>(),
+                     du.ptr<bf16>(), dg.stride(0), h.ptr<bf16>(), M, dim, hidden, ladder::current_stream());
 #endif
 }
 

@@ -11,6 +11,7 @@
 #include "03_fused_mlp/kernels.cuh"
 #include "03_simple_mlp/kernels.cuh"
 #include "04_epilogue_mlp/kernels.cuh"
+#include "04_epilogue_mlp/launch.h"  // current_device
 #include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/kernels.cuh"
 #include "base/error.h"
@@ -117,6 +118,9 @@ Grads grads_like(const Params& p) {
 TrainStep::TrainStep(Mode mode, const Params& params, const Grads& grads)
     : mode_(mode), p_(params), d_(grads), dim_(params.x.size(-1)), hidden_(params.w_down.size(1)) {
   rows_ = p_.x.numel() / dim_;
+  const ch04::DeviceInfo& gpu = ch04::current_device();
+  dgated_ = mode_ == Mode::Epilogue ||
+            (mode_ == Mode::Recompute && dgated_gemm_cannot_run(gpu.major, gpu.minor, dim_, hidden_).empty());
 }
 
 void TrainStep::forward() {
@@ -165,7 +169,26 @@ void TrainStep::backward() {
     Node n("UnsafeViewBackward0");
     dy2 = ops::reshape(p_.dy, {rows_, dim_});
   }
-  if (mode_ == Mode::Epilogue) {
+  if (mode_ == Mode::Recompute) {
+    // The forward kept only x: g and u again, before the first node that needs them. Where dgated_gemm runs, as one
+    // GEMM of the stacked weight, [g | u] = x @ [W_gate; W_up]^T, and then the backward is epilogue's (its kernel makes
+    // h); elsewhere as two GEMMs and gelu_mul for h, and then fused's backward.
+    Node n("GegluGemmBackward");
+    if (dgated_) {
+      gu_ = ladder::empty({rows_, 2 * hidden_}, dt);
+      ops::mm(x2, ops::t(p_.w_gate_up), gu_);
+      g_ = cols_of(gu_, 0, hidden_);
+      u_ = cols_of(gu_, hidden_, hidden_);
+    } else {
+      g_ = ladder::empty({rows_, hidden_}, dt);
+      ops::mm(x2, ops::t(p_.w_gate()), g_);
+      u_ = ladder::empty({rows_, hidden_}, dt);
+      ops::mm(x2, ops::t(p_.w_up()), u_);
+      h_ = ladder::empty({rows_, hidden_}, dt);
+      ch03::gelu_mul(g_, u_, h_);
+    }
+  }
+  if (dgated_) {
     {
       // down's dgrad and the gelu_mul backward in one kernel: dh stays on chip; dg, du and h come out.
       Node n("DgatedGemmBackward");
@@ -176,7 +199,7 @@ void TrainStep::backward() {
       w_down_t_ = ladder::empty({hidden_, dim_}, dt);
       dgated_gemm(dy2, p_.w_down, w_down_t_, g_, u_, dg_, du_, h_);
     }
-    w_down_t_ = g_ = u_ = {};
+    w_down_t_ = g_ = u_ = gu_ = {};
     {
       Node n("MmBackward0");  // down's weight gradient, from the h the epilogue made
       ops::mm(ops::t(dy2), h_, d_.dw_down);
@@ -191,16 +214,6 @@ void TrainStep::backward() {
     y_ = {};
     return;
   }
-  if (mode_ == Mode::Recompute) {
-    // The forward kept only x: g, u and h again, before the first node that needs them (down's, for h).
-    Node n("GegluGemmBackward");
-    g_ = ladder::empty({rows_, hidden_}, dt);
-    ops::mm(x2, ops::t(p_.w_gate()), g_);
-    u_ = ladder::empty({rows_, hidden_}, dt);
-    ops::mm(x2, ops::t(p_.w_up()), u_);
-    h_ = ladder::empty({rows_, hidden_}, dt);
-    ch03::gelu_mul(g_, u_, h_);
-  }
   {
     // down: y = h @ W_down^T. dh = dy @ W_down; dW_down = (dy^T @ h), written straight into the gradient.
     Node n("MmBackward0");
@@ -211,7 +224,7 @@ void TrainStep::backward() {
     ops::t(d_.dw_down);
   }
   h_ = {};                     // down's saved input, released with its node
-  if (mode_ != Mode::Eager) {  // fused, and recompute from here on
+  if (mode_ != Mode::Eager) {  // fused, and recompute without dgated_gemm, from here on
     {
       Node n("GeluMulBackward");  // the fused op's own node: dg and du in one kernel, side by side in [dg | du]
       dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);

@@ -14,7 +14,9 @@
 //          recomputed there for dW_down. Then three GEMMs (dW_down, dx, the stacked dW): 4 kernels and a transposing
 //          copy of W_down.
 //   recompute  04_epilogue_mlp's forward (gate, up, gelu and the product in one geglu_gemm kernel), keeping nothing
-//          but x; the backward replays g and u (two GEMMs) and h (gelu_mul), then runs fused's backward: 8 kernels.
+//          but x. Where epilogue's kernel runs, the backward replays g and u as one GEMM of the stacked weight into
+//          [g | u] and then runs epilogue's backward: 5 kernels and the copy; elsewhere it replays g and u (two GEMMs)
+//          and h (gelu_mul), then runs fused's backward: 8 kernels.
 //
 // The weights of gate and up are the two halves of one [2H, d] tensor (and so are their gradients), so the fused
 // backward can treat them as one Linear. Activations and intermediate gradients are allocated inside the step and
@@ -82,7 +84,9 @@ class TrainStep {
   Grads d_;
   int64_t rows_, dim_, hidden_;
   bool keep_dg_du_ = false;
+  bool dgated_;                        // the backward's first GEMM is dgated_gemm: epilogue, and recompute on Hopper
   ladder::Tensor g_, u_, a_, h_, y_;  // a = gelu(g) (eager only), h = a * u
+  ladder::Tensor gu_;                  // recompute's replay [g | u] (g_ and u_ its halves) where dgated_gemm runs
   ladder::Tensor dh_, dg_, du_;       // dg and du: views into dgu_ (fused) or tensors of their own (eager)
   ladder::Tensor dgu_, dh_u_, dx_part_, w_down_t_;
 };

@@ -98,7 +98,7 @@ int bench(int argc, const char* const* argv) {
     };
     const auto kernel = [&] {  // (only built with sm_90a code; without it the op above has refused already)
 #if LADDER_HAVE_SM90A
-      ch06::launch_dgated_gemm(dy.ptr<bf16>(), wdt.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), dgu.ptr<bf16>(),
+      ch06::launch_dgated_gemm(dy.ptr<bf16>(), wdt.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), s.hidden, dgu.ptr<bf16>(),
                                dgu.ptr<bf16>() + s.hidden, 2 * s.hidden, h.ptr<bf16>(), s.M, s.dim, s.hidden, 0);
 #endif
     };

@@ -74,6 +74,20 @@ TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
     ch06::dgated_gemm(dy, wd, wdt, g, u, columns(dgu, 0, hidden), columns(dgu, hidden, hidden), h);
     CUDA_CHECK(cudaDeviceSynchronize());
 
+    // g and u as the halves of one [g | u] (how recompute's replay writes them): the same bits out.
+    const Tensor gu = ladder::empty({M, 2 * hidden}, DType::BF16), dgu2 = ladder::empty({M, 2 * hidden}, DType::BF16);
+    const Tensor h2 = ladder::empty({M, hidden}, DType::BF16);
+    const size_t row = hidden * sizeof(bf16);
+    CUDA_CHECK(cudaMemcpy2D(gu.data, 2 * row, g.data, row, row, M, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpy2D(gu.ptr<bf16>() + hidden, 2 * row, u.data, row, row, M, cudaMemcpyDeviceToDevice));
+    ladder::poison(dgu2);
+    ladder::poison(h2);
+    ch06::dgated_gemm(dy, wd, wdt, columns(gu, 0, hidden), columns(gu, hidden, hidden), columns(dgu2, 0, hidden),
+                      columns(dgu2, hidden, hidden), h2);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(bits_of(dgu2.data, 2 * M * hidden), bits_of(dgu.data, 2 * M * hidden)) << "[dg | du] from [g | u]";
+    EXPECT_EQ(bits_of(h2.data, M * hidden), bits_of(h.data, M * hidden)) << "h from [g | u]";
+
     // W_down^T, exactly.
     const std::vector<float> got_wdt = ladder::to_host(wdt);
     int64_t wrong_t = 0;
@@ -135,6 +149,9 @@ TEST(DgatedGemm, RefusesBadTensors) {
                ladder::Error);
   EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, g, columns(dgu, 0, 256), small, h), ladder::Error);
   EXPECT_THROW(ch06::dgated_gemm(small, wd, wdt, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), h), ladder::Error);
+  // g and u with different row strides (one contiguous, one a half of [g | u]): refused, not read wrongly.
+  EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, columns(dgu, 256, 256), columns(dgu, 0, 256), columns(dgu, 256, 256), h),
+               ladder::Error);
 }
 
 }  // namespace

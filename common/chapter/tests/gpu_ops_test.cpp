@@ -79,6 +79,8 @@ TEST_P(OpsTest, LinearWithBiasIsOneAddmm) {
   EXPECT_TRUE(r.ok) << r.report;
 }
 
+// Also under a GemmSmLimit (07_tp_mlp's overlap leaves SMs to NCCL with one): cuBLASLt gets
+// CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET and may pick another kernel; the result is still the op's.
 TEST_P(OpsTest, LinearWithoutBiasTakesTheMmPath) {
   SKIP_WITHOUT_GPU();
   const Case c = GetParam();
@@ -86,26 +88,14 @@ TEST_P(OpsTest, LinearWithoutBiasTakesTheMmPath) {
   const auto hx = random_values(c.M * c.K, fresh_seed(), dt), hw = random_values(c.N * c.K, fresh_seed(), dt);
   const Tensor x = to_device(hx, {c.M, c.K}, dt), W = to_device(hw, {c.N, c.K}, dt);
   const Tensor y = empty({c.M, c.N}, dt);
-  poison(y);
-  if (!run_or_refused(c, dt, [&] { ops::linear(x, W, nullptr, y); })) return;
-  const CompareResult r = compare(to_host(y), ref::linear(hx, hw, {}, c.M, c.K, c.N), tolerance_for(dt, c.K));
-  EXPECT_TRUE(r.ok) << r.report;
-}
-
-// Under a GemmSmLimit (07_tp_mlp's overlap leaves SMs to NCCL with one) cuBLASLt gets CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET
-// and may pick another kernel; the result is still the op's.
-TEST_P(OpsTest, LinearOnFewerSms) {
-  SKIP_WITHOUT_GPU();
-  const Case c = GetParam();
-  const DType dt = c.dt;
-  const auto hx = random_values(c.M * c.K, fresh_seed(), dt), hw = random_values(c.N * c.K, fresh_seed(), dt);
-  const Tensor x = to_device(hx, {c.M, c.K}, dt), W = to_device(hw, {c.N, c.K}, dt);
-  const Tensor y = empty({c.M, c.N}, dt);
-  poison(y);
-  const GemmSmLimit limit(7);
-  if (!run_or_refused(c, dt, [&] { ops::linear(x, W, nullptr, y); })) return;
-  const CompareResult r = compare(to_host(y), ref::linear(hx, hw, {}, c.M, c.K, c.N), tolerance_for(dt, c.K));
-  EXPECT_TRUE(r.ok) << r.report;
+  for (int sms : {0, 7}) {
+    SCOPED_TRACE("GEMM SM limit " + std::to_string(sms));
+    const GemmSmLimit limit(sms);
+    poison(y);
+    if (!run_or_refused(c, dt, [&] { ops::linear(x, W, nullptr, y); })) return;
+    const CompareResult r = compare(to_host(y), ref::linear(hx, hw, {}, c.M, c.K, c.N), tolerance_for(dt, c.K));
+    EXPECT_TRUE(r.ok) << r.report;
+  }
 }
 
 TEST_P(OpsTest, MatmulAndAddmmOfRowMajorTensors) {
