@@ -27,10 +27,16 @@ step "ctest -L sanitizer" ctest_sanitizer.log ctest --preset default -L sanitize
 # Chapter 04 with no Hopper code at all: a build for sm_80 only, whose chapter runs the portable variant (natively on an
 # sm_80-89 GPU, through its compute_80 PTX on a newer one), checked against 03_fused_mlp's checksum.
 step "sm_80-only build" build80.log bash -c 'cmake -S . -B build-sm80 -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=80 && cmake --build build-sm80 --target 04_epilogue_mlp 03_fused_mlp'
+  -DCMAKE_CUDA_ARCHITECTURES=80 && cmake --build build-sm80 --target 04_epilogue_mlp 03_fused_mlp 06_train_mlp'
 step "sm_80-only 04 = 03_fused" same80.log bash -c 'args="--batch 3 --seq 5 --dim 64 --hidden 200 --seed 1 --check-only";
   a=$(build-sm80/03_fused_mlp $args | grep checksum) && b=$(build-sm80/04_epilogue_mlp $args | grep checksum) &&
   echo "03_fused: $a; 04 (portable, PTX): $b" && [ "$a" = "$b" ]'
+# Chapter 06's recompute without the Hopper backward GEMM (what it runs off sm_90: two GEMMs, gelu_mul and fused's
+# backward): dg and du must still be eager's bits.
+step "sm_80-only 06 recompute = eager" same80_06.log bash -c 'for args in "--batch 3 --seq 5 --dim 64 --hidden 200" \
+  "--batch 64 --seq 128 --dim 768 --hidden 3072"; do a=$(build-sm80/06_train_mlp $args --check-only --mode eager |
+  grep checksum) && b=$(build-sm80/06_train_mlp $args --check-only --mode recompute | grep checksum) &&
+  echo "$args: eager $a; recompute (portable) $b" && [ "$a" = "$b" ] || exit 1; done'
 
 step "reference traces" record.log scripts/record_traces.sh "$out/reference" build
 if [ "$quick" != "--quick" ]; then
