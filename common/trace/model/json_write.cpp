@@ -173,8 +173,9 @@ int64_t first_time_ns(const Trace& trace) {
 
 
 // Writes one "args" object: the keys torch.profiler writes for this category, in its order, then our "overlap" (an
-// activity drawn on an overlap row) if any.
-void put_args(Out& out, const Event& e, const std::string& overlap) {
+// activity drawn on an overlap row) if any. `range_stream` >= 0: a GPU user range drawn on an overlap row, which gets
+// its stream as an arg (as the activities carry theirs), so a reader puts it back on the stream.
+void put_args(Out& out, const Event& e, const std::string& overlap, int64_t range_stream) {
   auto it = std::back_inserter(out);
   std::vector<std::string> parts;  // each already formatted "key": value
   auto add = [&](const char* key, const std::string& value) { parts.push_back(fmt::format("\"{}\": {}", key, value)); };
@@ -247,6 +248,7 @@ void put_args(Out& out, const Event& e, const std::string& overlap) {
     }
     default:  // user_annotation, gpu_user_annotation, anything read from another file
       if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
+      if (range_stream >= 0) add("stream", std::to_string(range_stream));
       break;
   }
   if (e.extra_args) {
@@ -274,7 +276,7 @@ void put_x(Out& out, const Event& e, int64_t tid, int64_t base, const std::strin
   out.append(std::string_view(", \"dur\": "));
   put_us(out, e.dur_ns);
   out.append(std::string_view(", "));
-  put_args(out, e, overlap);
+  put_args(out, e, overlap, e.cat == Cat::GpuUserAnnotation && tid != e.tid ? e.tid : -1);
   out.push_back('}');
 }
 

@@ -15,6 +15,7 @@
 #include "trace/model/json_write.h"
 #include "trace/model/overlap.h"
 #include "trace/model/trace.h"
+#include "trace/tests/round_trip.h"
 #include "trace/tests/trace_checker.h"
 
 namespace ladder {
@@ -367,6 +368,11 @@ TEST(TraceJson, AGpuRangeFollowsItsKernelToTheOverlapRow) {
     if (e.value("cat", "") == "gpu_user_annotation") tid[e["name"]] = e["tid"];
   EXPECT_EQ(tid["nccl:all_reduce"], 1000007);
   EXPECT_EQ(tid["mlp_fwd"], 7);
+  // Read back, the range is on its stream again (the "stream" arg it was written with), and written again it goes
+  // where it went: the same text.
+  const Trace back = parse_trace(trace_to_json(t), "back.json");
+  EXPECT_EQ(testing::round_trip_difference(t, back), "");
+  EXPECT_EQ(trace_to_json(back), trace_to_json(t));
   // Broken the other way (the range left on the stream's row), the strict checker refuses the file.
   json left = doc;
   for (json& e : left["traceEvents"])
