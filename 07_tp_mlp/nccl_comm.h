@@ -75,9 +75,14 @@ class Communicator {
   // record_param_comms with the call's args, and the user range `range` ("nccl:all_reduce", ...).
   void recorded(const ladder::CollectiveCall& call, const char* range, const std::function<ncclResult_t()>& nccl,
                 const char* expr) const;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  using WindowHandle = ncclWindow_t;
+#else
+  using WindowHandle = void*;  // NCCL before 2.27 has no windows (window_tensor refuses)
+#endif
   struct Window {
     void* data = nullptr;
-    ncclWindow_t window = nullptr;
+    WindowHandle window = nullptr;
   };
   std::vector<Window> windows_;
   ncclComm_t comm_ = nullptr;

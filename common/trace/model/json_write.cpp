@@ -366,7 +366,7 @@ struct GpuRows {
         }
         row = here;
       }
-      if (row > 0) range_rows[&e] = overlap_row_tid(e.tid, row);
+      if (row > 0 && looked <= 64) range_rows[&e] = overlap_row_tid(e.tid, row);  // (past the cap: left where it is)
     }
   }
   const std::map<const Event*, int> rows;
