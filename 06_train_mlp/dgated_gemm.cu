@@ -8,8 +8,9 @@
 // element, as Nsight Compute counted them on an H100.) Those instructions need many warps to hide their latencies, so:
 //  - A 128 x 128 tile of dh per block, computed by two consumer warpgroups (64 rows each, one wgmma m64n128k16 per
 //    k-step), fed by one producer warp through a ring of three 32 KB stages: 97 KB of shared memory and at most 112
-//    registers a thread, so two blocks share an SM (16 consumer warps), and while one block runs its epilogue the
-//    other's wgmma keep the tensor cores busy.
+//    registers a thread, so two blocks share an SM (16 consumer warps), meant to let one block's wgmma run while the
+//    other runs its epilogue. (They overlap less than that: beside an epilogue's memory traffic a main loop's three
+//    stages in flight no longer cover its loads' latency; bench/results/2026-11-27_h100_dgated_timeline.)
 //  - When the main loop is done, the ring is free, and it becomes the epilogue's staging area: the producer loads the
 //    tile's g and u into it with TMA (64 KB: whole 128-byte lines, swizzled as 04's output tiles are), the consumers
 //    read them from shared memory in the accumulator's own layout (conflict-free, thanks to the swizzle), write dg and
