@@ -17,7 +17,11 @@
 //    du over them and h into the third 32 KB, and one thread per warpgroup stores its 64 rows of the three with TMA.
 //  - All of it a 64-column panel at a time: the consumers start on the first panel of g and u while the second is
 //    still landing, and a panel of dg, du and h goes out while they work on the next. (One load and one store of the
-//    whole tile: 151.9 us in 06's trace and 154.7 us in bench_train_mlp, against 149.0 us and 152.8 us now.)
+//    whole tile: 151.9 us in 06's trace and 154.7 us in bench_train_mlp, against 149.0 us and 152.8 us then.)
+//  - An L2 policy on every TMA copy: evict_last for dy and W_down^T, which many blocks read again, evict_first for g
+//    and u coming in and dg, du and h going out, which pass through once, so the epilogues' 250 MB do not displace
+//    the main loop's operands. In one bench_train_mlp call: 153.7 us without, 148.6 with the first alone, 143.6 with
+//    all three (bench/results/2026-11-27_h100_dgated_l2_hints).
 //  - What did not help (kernel alone, blog's shape, H100): loading g into the first stage the main loop frees and u
 //    into the next, under the last two k-tiles' wgmma, 172.8 us against 156.2 us in bench_train_mlp, the loads
 //    competing with the main loop's; persistent designs, one block an SM, the epilogue on the math warps or on warps
@@ -126,9 +130,10 @@ __device__ __forceinline__ void store_panel(const Maps& maps, uint8_t* tiles, in
   ch04::named_barrier_sync(1 + c, kWarpgroup);
   if (thread != 0) return;
   uint8_t* g = tiles + p * kPanelBytes + c * kRows * 128;
-  ch04::tma_store_2d(&maps.dg, g, col0 + 64 * p, row0);
-  ch04::tma_store_2d(&maps.du, g + kTileBytes, col0 + 64 * p, row0);
-  ch04::tma_store_2d(&maps.h, g + 2 * kTileBytes, col0 + 64 * p, row0);
+  const uint64_t once = ch04::l2_evict_first();  // written once here, read by later kernels: no reason to keep them
+  ch04::tma_store_2d(&maps.dg, g, col0 + 64 * p, row0, once);
+  ch04::tma_store_2d(&maps.du, g + kTileBytes, col0 + 64 * p, row0, once);
+  ch04::tma_store_2d(&maps.h, g + 2 * kTileBytes, col0 + 64 * p, row0, once);
   ch04::bulk_commit_group();
 }
 
@@ -152,23 +157,24 @@ __global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_c
 
   if (threadIdx.x >= 2 * kWarpgroup) {  // the producer: one lane issues every TMA load
     if (threadIdx.x != 2 * kWarpgroup) return;
+    const uint64_t keep = ch04::l2_evict_last(), once = ch04::l2_evict_first();
     for (int kt = 0; kt < k_tiles; ++kt) {
       const int s = kt % kStages;
       if (kt >= kStages) ch04::mbar_wait(&empty[s], ((kt / kStages) - 1) & 1);
       uint8_t* a = smem + s * L::kStageBytes;
       uint8_t* b = a + L::kABytes;
       ch04::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
-      ch04::tma_load_2d(a, &maps.dy, &full[s], kt * kBK, m0);                             // dy[m0 : m0+128, k]
-      ch04::tma_load_2d(b, &maps.wt, &full[s], kt * kBK, n0);                             // W_down^T rows n0..
-      ch04::tma_load_2d(b + L::kBHalfBytes, &maps.wt, &full[s], kt * kBK, n0 + kBN / 2);  // ..n0 + kBN
+      ch04::tma_load_2d(a, &maps.dy, &full[s], kt * kBK, m0, keep);                             // dy[m0 : m0+128, k]
+      ch04::tma_load_2d(b, &maps.wt, &full[s], kt * kBK, n0, keep);                             // W_down^T rows n0..
+      ch04::tma_load_2d(b + L::kBHalfBytes, &maps.wt, &full[s], kt * kBK, n0 + kBN / 2, keep);  // ..n0 + kBN
     }
     // Once the consumers have released the last k-tiles (their wgmma are done with the ring), g and u move in.
     for (int kt = k_tiles > kStages ? k_tiles - kStages : 0; kt < k_tiles; ++kt)
       ch04::mbar_wait(&empty[kt % kStages], (kt / kStages) & 1);
     for (int p = 0; p < 2; ++p) {  // panel by panel: the epilogue of the first starts while the second lands
       ch04::mbar_arrive_expect_tx(&gu_full[p], 2 * kPanelBytes);
-      ch04::tma_load_2d(tiles + p * kPanelBytes, &maps.g, &gu_full[p], n0 + 64 * p, m0);
-      ch04::tma_load_2d(tiles + kTileBytes + p * kPanelBytes, &maps.u, &gu_full[p], n0 + 64 * p, m0);
+      ch04::tma_load_2d(tiles + p * kPanelBytes, &maps.g, &gu_full[p], n0 + 64 * p, m0, once);
+      ch04::tma_load_2d(tiles + kTileBytes + p * kPanelBytes, &maps.u, &gu_full[p], n0 + 64 * p, m0, once);
     }
     return;
   }
