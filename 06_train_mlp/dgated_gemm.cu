@@ -22,6 +22,10 @@
 //    and u coming in and dg, du and h going out, which pass through once, so the epilogues' 250 MB do not displace
 //    the main loop's operands. In one bench_train_mlp call: 153.7 us without, 148.6 with the first alone, 143.6 with
 //    all three (bench/results/2026-11-27_h100_dgated_l2_hints).
+//  - Blocks walk the tiles in groups of kGroupM row blocks, all column blocks of a group before the next group (04's
+//    tile_coords), so the blocks running at once share a few rows of dy and read g and u a few whole rows at a time.
+//    Against row blocks fastest, in one bench_train_mlp call: 144.8 -> 138.4 us at the blog's shape, 320.1 -> 263.5
+//    us at 16384 rows, 1691.6 -> 1503.7 us at dim 4096 (bench/results/2026-11-27_h100_dgated_tile_order).
 //  - What did not help (kernel alone, blog's shape, H100): loading g into the first stage the main loop frees and u
 //    into the next, under the last two k-tiles' wgmma, 172.8 us against 156.2 us in bench_train_mlp, the loads
 //    competing with the main loop's; persistent designs, one block an SM, the epilogue on the math warps or on warps
@@ -54,6 +58,7 @@ using ch04::kBK;
 using ch04::kWarpgroup;
 
 constexpr int kBM = 128, kBN = 128, kStages = 3, kChunks = 4;
+constexpr int kGroupM = 4;                     // tiles run in groups of 4 row blocks (04's tile_coords)
 constexpr int kRows = kBM / 2;                 // rows of the tile each consumer warpgroup computes
 constexpr int kPairs = kBN / 4;                // bf16 pairs of dh each consumer thread has: 64 values
 constexpr int kThreads = 2 * kWarpgroup + 32;  // two consumer warpgroups, one producer warp
@@ -137,7 +142,8 @@ __device__ __forceinline__ void store_panel(const Maps& maps, uint8_t* tiles, in
   ch04::bulk_commit_group();
 }
 
-__global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_constant__ Maps maps, int k_tiles) {
+__global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_constant__ Maps maps, int k_tiles,
+                                                                   int m_tiles, int n_tiles) {
   using L = Smem;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   uint8_t* smem = ch04::align_1024(smem_raw);
@@ -152,8 +158,10 @@ __global__ void __launch_bounds__(kThreads, 2) dgated_gemm_kernel(const __grid_c
     ch04::fence_barrier_init();
   }
   __syncthreads();
-  const int m0 = blockIdx.x * kBM;  // first row of dy and of dh
-  const int n0 = blockIdx.y * kBN;  // first hidden unit: row of W_down^T, column of dh
+  int mb, nb;
+  ch04::tile_coords(blockIdx.x, m_tiles, n_tiles, kGroupM, mb, nb);
+  const int m0 = mb * kBM;  // first row of dy and of dh
+  const int n0 = nb * kBN;  // first hidden unit: row of W_down^T, column of dh
 
   if (threadIdx.x >= 2 * kWarpgroup) {  // the producer: one lane issues every TMA load
     if (threadIdx.x != 2 * kWarpgroup) return;
@@ -224,8 +232,9 @@ void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, con
                 tile_map(h, M, hidden, hidden, kRows, "h")};
   });
   ch04::allow_smem<dgated_gemm_kernel>(Smem::kBytes);
-  const dim3 grid(static_cast<unsigned>(ch04::ceil_div(M, kBM)), static_cast<unsigned>(ch04::ceil_div(hidden, kBN)));
-  dgated_gemm_kernel<<<grid, kThreads, Smem::kBytes, stream>>>(maps, static_cast<int>(ch04::ceil_div(dim, kBK)));
+  const int m_tiles = static_cast<int>(ch04::ceil_div(M, kBM)), n_tiles = static_cast<int>(ch04::ceil_div(hidden, kBN));
+  dgated_gemm_kernel<<<m_tiles * n_tiles, kThreads, Smem::kBytes, stream>>>(
+      maps, static_cast<int>(ch04::ceil_div(dim, kBK)), m_tiles, n_tiles);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -152,6 +152,19 @@ TEST(DgatedGemm, RefusesBadTensors) {
   // g and u with different row strides (one contiguous, one a half of [g | u]): refused, not read wrongly.
   EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, columns(dgu, 256, 256), columns(dgu, 0, 256), columns(dgu, 256, 256), h),
                ladder::Error);
+  // More tiles than one launch has blocks (2^23 row blocks x 1024 column blocks): refused before anything runs, so
+  // these views may point at nothing.
+  const int64_t big_m = int64_t{1} << 30, big_h = int64_t{1} << 17;
+  const auto nowhere = [](ladder::Shape shape) {
+    return ladder::view_of(reinterpret_cast<void*>(uintptr_t{1} << 20), DType::BF16, shape);
+  };
+  const Tensor big = nowhere({big_m, big_h});
+  try {
+    ch06::dgated_gemm(nowhere({big_m, 64}), nowhere({64, big_h}), nowhere({big_h, 64}), big, big, big, big, big);
+    ADD_FAILURE() << "a launch of more than 2^31 blocks was not refused";
+  } catch (const ladder::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tiles must be"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
