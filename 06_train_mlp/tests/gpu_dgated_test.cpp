@@ -54,6 +54,7 @@ TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
   for (auto [M, dim, hidden] : {std::tuple<int64_t, int64_t, int64_t>{1, 64, 256},
                                 {37, 72, 264},
                                 {200, 768, 520},
+                                {600, 64, 136},  // 5 row blocks: a full group of kGroupM = 4 and a group of 1
                                 {1999, 200, 2056},
                                 {8192, 768, 3072}}) {
     SCOPED_TRACE("M " + std::to_string(M) + ", dim " + std::to_string(dim) + ", hidden " + std::to_string(hidden));
