@@ -5,11 +5,14 @@
     y = torch.ops.ladder.gelu_mul(g, u)                 # gelu_tanh(g) * u, one kernel
     dg, du = torch.ops.ladder.gelu_mul_backward(dy, g, u)   # its backward, one kernel (chapter 06)
     m, g, u = torch.ops.ladder.geglu_gemm_keep(x, w_gate, w_up)  # geglu_gemm also keeping g and u (06; Hopper)
+    dgu, m = torch.ops.ladder.dgated_gemm(dy, w_down, g, u)     # [dg | du] and m again, dh = dy @ w_down kept on chip
+    y, g, u = torch.ops.ladder.geglu_mlp_keep(x, w_gate, w_up, w_down)  # the MLP, trainable: its backward runs that
     mlp = ladder_ops.LadderGEGLUMLP(config)             # where the blog builds LigerGEGLUMLP(config); it trains
     import ladder_ops as kernels_layers                 # ...or, in the blog's script, in place of its get_kernel line
 
-The ops take bf16, contiguous CUDA tensors and give new ones. gelu_mul, geglu_gemm and geglu_gemm_keep have autograd
-formulas (register_autograd below), so a loss computed through them has gradients for their inputs.
+The ops take bf16, contiguous CUDA tensors and give new ones. gelu_mul, geglu_gemm, geglu_gemm_keep, geglu_mlp_keep
+and geglu_mlp have autograd formulas (register_autograd below), so a loss computed through them has gradients for their
+inputs.
 The library is found at $LADDER_TORCH_LIB, beside this file (pip install), or in the repository's build/.
 """
 import os
@@ -63,6 +66,38 @@ def _geglu_gemm_keep_fake(x, w_gate, w_up):
                          f"x.size(-1), got {list(w_gate.shape)} and {list(w_up.shape)}")
     shape = (*x.shape[:-1], w_gate.shape[0])
     return x.new_empty(shape), x.new_empty(shape), x.new_empty(shape)
+
+
+@torch.library.register_fake("ladder::dgated_gemm")
+def _dgated_gemm_fake(dy, w_down, g, u):
+    torch._check(w_down.dim() == 2 and w_down.shape[0] == dy.shape[-1],
+                 lambda: f"ladder::dgated_gemm: w_down must be [dim, hidden] with dim = dy.size(-1), got "
+                         f"{list(w_down.shape)} for dy {list(dy.shape)}")
+    shape = (*dy.shape[:-1], w_down.shape[1])
+    torch._check(g.shape == shape and u.shape == shape,
+                 lambda: f"ladder::dgated_gemm: g and u must be {list(shape)}, got {list(g.shape)} and {list(u.shape)}")
+    return dy.new_empty((*shape[:-1], 2 * shape[-1])), dy.new_empty(shape)
+
+
+def _check_down(op, x, w_gate, w_down):
+    torch._check(w_down.dim() == 2 and w_gate.dim() == 2 and w_down.shape[0] == w_gate.shape[1]
+                 and w_down.shape[1] == w_gate.shape[0],
+                 lambda: f"{op}: w_down must be [dim, hidden] for w_gate [hidden, dim], got {list(w_down.shape)} for "
+                         f"{list(w_gate.shape)}")
+
+
+@torch.library.register_fake("ladder::geglu_mlp_keep")
+def _geglu_mlp_keep_fake(x, w_gate, w_up, w_down):
+    _check_down("ladder::geglu_mlp_keep", x, w_gate, w_down)
+    _, g, u = _geglu_gemm_keep_fake(x, w_gate, w_up)
+    return x.new_empty(x.shape), g, u
+
+
+@torch.library.register_fake("ladder::geglu_mlp")
+def _geglu_mlp_fake(x, w_gate, w_up, w_down):
+    _check_down("ladder::geglu_mlp", x, w_gate, w_down)
+    _geglu_gemm_fake(x, w_gate, w_up)
+    return x.new_empty(x.shape)
 
 
 @torch.library.register_fake("ladder::gelu_mul_backward")
@@ -131,6 +166,53 @@ torch.library.register_autograd("ladder::geglu_gemm_keep", _geglu_gemm_keep_back
                                 setup_context=_geglu_gemm_keep_setup_context)
 
 
+# The whole MLP as one op, so that its backward starts from dy: dgated_gemm makes dg and du with dh kept on chip, and m
+# again for down_proj's weight gradient (chapter 06's epilogue mode). Then the weights' and x's gradients as in
+# geglu_gemm_keep's backward. geglu_mlp_keep keeps x, g and u (100.7 MB at the blog's shape, against 151.0 for g, u and
+# m); geglu_mlp keeps x alone and replays g and u with two GEMMs first (chapter 06's recompute mode).
+def _mlp_backward(ctx, dy, x, w_gate, w_up, w_down, g, u):
+    hidden, dim = w_gate.shape
+    x2, dy2 = x.reshape(-1, dim), dy.contiguous().reshape(-1, dim)
+    dgu, m = torch.ops.ladder.dgated_gemm(dy2, w_down, g.reshape(-1, hidden), u.reshape(-1, hidden))
+    del g, u
+    need_x, need_gate, need_up, need_down = ctx.needs_input_grad[:4]
+    d_down = dy2.T @ m if need_down else None
+    del m
+    dg, du = dgu[:, :hidden], dgu[:, hidden:]
+    dx = (dg @ w_gate).addmm_(du, w_up).reshape(x.shape) if need_x else None
+    # Both weights' gradients from one GEMM, [dW_gate; dW_up] = [dg | du]^T @ x, as two halves of its result.
+    d_gate, d_up = (dgu.T @ x2).split(hidden) if need_gate or need_up else (None, None)
+    return dx, d_gate if need_gate else None, d_up if need_up else None, d_down
+
+
+def _geglu_mlp_keep_setup_context(ctx, inputs, output):
+    _, g, u = output
+    ctx.mark_non_differentiable(g, u)
+    ctx.set_materialize_grads(False)
+    ctx.save_for_backward(*inputs, g, u)
+
+
+def _geglu_mlp_keep_backward(ctx, dy, _dg, _du):
+    return _mlp_backward(ctx, dy, *ctx.saved_tensors)
+
+
+torch.library.register_autograd("ladder::geglu_mlp_keep", _geglu_mlp_keep_backward,
+                                setup_context=_geglu_mlp_keep_setup_context)
+
+
+def _geglu_mlp_setup_context(ctx, inputs, output):
+    ctx.save_for_backward(*inputs)
+
+
+def _geglu_mlp_backward(ctx, dy):
+    x, w_gate, w_up, w_down = ctx.saved_tensors
+    x2 = x.reshape(-1, x.shape[-1])
+    return _mlp_backward(ctx, dy, x, w_gate, w_up, w_down, x2 @ w_gate.T, x2 @ w_up.T)
+
+
+torch.library.register_autograd("ladder::geglu_mlp", _geglu_mlp_backward, setup_context=_geglu_mlp_setup_context)
+
+
 _fused_gemm_runs = {}  # device index -> bool
 _keep_gemm_runs = {}  # device index -> bool
 
@@ -164,10 +246,13 @@ class LadderGEGLUMLP(nn.Module):
     product, as Liger does. `fused=False` forces that path.
 
     With gradients (training), what the forward keeps for the backward decides:
-      recompute=False (default): keeping x, g and u (and h for down_proj), as Liger: on a Hopper GPU, with dim and
-        hidden multiples of 8, one kernel makes h and keeps g and u (ladder::geglu_gemm_keep, chapter 06's epilogue
-        mode); elsewhere nn.Linear + ladder::gelu_mul;
-      recompute=True: ladder::geglu_gemm, keeping only x (and h); the backward replays the gate and up GEMMs.
+      recompute=False (default): keeping x, g and u. On a Hopper GPU, with dim and hidden multiples of 8, the whole MLP
+        is one op, ladder::geglu_mlp_keep (chapter 06's epilogue mode): one kernel makes h and keeps g and u, and the
+        backward's first GEMM, ladder::dgated_gemm, makes dg, du and h again with dh never in memory (h is not kept).
+        Elsewhere nn.Linear + ladder::gelu_mul, keeping h too, as Liger.
+      recompute=True: keeping only x. On Hopper ladder::geglu_mlp (the backward replays g and u, then as above);
+        elsewhere ladder::geglu_gemm, keeping h for down_proj as well.
+    The one-op paths read down_proj.weight directly, as the fused forward reads gate_proj's and up_proj's.
     """
 
     def __init__(self, config, fused=None, recompute=False):
@@ -188,11 +273,14 @@ class LadderGEGLUMLP(nn.Module):
         fused = self.fused if self.fused is not None else fused_gemm_runs(x.device.index or 0)
         training = torch.is_grad_enabled() and (
             x.requires_grad or self.gate_proj.weight.requires_grad or self.up_proj.weight.requires_grad)
+        weights = (self.gate_proj.weight, self.up_proj.weight)
+        if fused and training and x.is_cuda and keep_gemm_runs(x.device.index or 0) and self.hidden_size % 8 == 0 \
+                and self.intermediate_size % 8 == 0:  # Hopper: the MLP as one op, for dgated_gemm in its backward
+            if self.recompute:
+                return torch.ops.ladder.geglu_mlp(x, *weights, self.down_proj.weight)
+            return torch.ops.ladder.geglu_mlp_keep(x, *weights, self.down_proj.weight)[0]
         if fused and (self.recompute or not training):
-            m = torch.ops.ladder.geglu_gemm(x, self.gate_proj.weight, self.up_proj.weight)
-        elif fused and x.is_cuda and keep_gemm_runs(x.device.index or 0) and self.hidden_size % 8 == 0 \
-                and self.intermediate_size % 8 == 0:
-            m, _, _ = torch.ops.ladder.geglu_gemm_keep(x, self.gate_proj.weight, self.up_proj.weight)
+            m = torch.ops.ladder.geglu_gemm(x, *weights)
         else:
             m = torch.ops.ladder.gelu_mul(self.gate_proj(x), self.up_proj(x))
         return self.down_proj(m)

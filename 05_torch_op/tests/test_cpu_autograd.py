@@ -49,11 +49,14 @@ class BackwardOpTests(unittest.TestCase):
             ops.gelu_mul_backward(t, t, t)
 
     def test_no_double_backward(self):
-        # The backward op has no formula of its own: a gradient through it fails loudly instead of being empty.
+        # The backward ops have no formula of their own: a gradient through one fails loudly instead of being empty.
         g = meta(4, grad=True)
         dg, _ = ops.gelu_mul_backward(g, g, g)
         with self.assertRaisesRegex(RuntimeError, "derivative for ladder::gelu_mul_backward is not implemented"):
             dg.sum().backward()
+        dy, w_down, g = meta(4, 8, grad=True), meta(8, 16), meta(4, 16)
+        with self.assertRaisesRegex(RuntimeError, "derivative for ladder::dgated_gemm is not implemented"):
+            ops.dgated_gemm(dy, w_down, g, g)[0].sum().backward()
 
 
 class GradientShapeTests(unittest.TestCase):
@@ -67,6 +70,16 @@ class GradientShapeTests(unittest.TestCase):
         ops.geglu_gemm(x, w_gate, w_up).sum().backward()
         self.assertEqual(x.grad.shape, x.shape)
         self.assertEqual((w_gate.grad.shape, w_up.grad.shape), (w_gate.shape, w_up.shape))
+
+    def test_the_mlp_ops_give_gradients_to_x_and_the_three_weights(self):
+        for name in ("geglu_mlp_keep", "geglu_mlp"):
+            with self.subTest(op=name):
+                x, w_gate, w_up = meta(2, 5, 64, grad=True), meta(200, 64, grad=True), meta(200, 64, grad=True)
+                w_down = meta(64, 200, grad=True)
+                y = getattr(ops, name)(x, w_gate, w_up, w_down)
+                (y[0] if isinstance(y, tuple) else y).sum().backward()
+                for t in (x, w_gate, w_up, w_down):
+                    self.assertEqual(t.grad.shape, t.shape)
 
     def test_only_what_needs_a_gradient_gets_one(self):
         x, w_gate, w_up = meta(5, 64), meta(200, 64, grad=True), meta(200, 64)

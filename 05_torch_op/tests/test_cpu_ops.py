@@ -35,6 +35,11 @@ class ModuleTests(unittest.TestCase):
         keep_line = r"^ladder::geglu_gemm_keep: x must be a CUDA tensor, got one on cpu$"
         with self.assertRaisesRegex(RuntimeError, keep_line):
             ops.geglu_gemm_keep(x, w, w)
+        for name in ("geglu_mlp_keep", "geglu_mlp"):
+            with self.assertRaisesRegex(RuntimeError, rf"^ladder::{name}: x must be a CUDA tensor, got one on cpu$"):
+                getattr(ops, name)(x, w, w, w)
+        with self.assertRaisesRegex(RuntimeError, r"^ladder::dgated_gemm: dy must be a CUDA tensor, got one on cpu$"):
+            ops.dgated_gemm(x, w, x, x)
 
     def test_fakes_give_the_shapes(self):
         # What torch.compile sees while tracing: tensors without data, here on the meta device.
@@ -46,6 +51,18 @@ class ModuleTests(unittest.TestCase):
             ops.geglu_gemm(x, w, w[:100])
         with self.assertRaisesRegex(RuntimeError, "must both be"):
             ops.geglu_gemm_keep(x, w, w[:100])
+        w_down, dy = torch.empty(64, 200, dtype=BF16, device="meta"), x
+        g = torch.empty(2, 5, 200, dtype=BF16, device="meta")
+        self.assertEqual([t.shape for t in ops.dgated_gemm(dy, w_down, g, g)], [(2, 5, 400), (2, 5, 200)])
+        self.assertEqual([t.shape for t in ops.geglu_mlp_keep(x, w, w, w_down)], [(2, 5, 64), (2, 5, 200), (2, 5, 200)])
+        self.assertEqual(ops.geglu_mlp(x, w, w, w_down).shape, x.shape)
+        with self.assertRaisesRegex(RuntimeError, r"g and u must be \[2, 5, 200\], got \[2, 5, 200\] and \[2, 5, 199\]"):
+            ops.dgated_gemm(dy, w_down, g, g[..., :199])
+        with self.assertRaisesRegex(RuntimeError, "w_down must be \\[dim, hidden\\]"):
+            ops.dgated_gemm(dy, w_down.T, g, g)
+        for name in ("geglu_mlp_keep", "geglu_mlp"):
+            with self.assertRaisesRegex(RuntimeError, rf"ladder::{name}: w_down must be \[dim, hidden\] for w_gate"):
+                getattr(ops, name)(x, w, w, w)
 
     def test_variant_queries(self):
         names = ops.geglu_gemm_variants()

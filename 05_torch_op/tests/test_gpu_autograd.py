@@ -1,6 +1,7 @@
-"""GPU tests of chapter 05's autograd formulas: ladder::gelu_mul_backward against eager autograd, opcheck with
-gradients, LadderGEGLUMLP's gradients against the blog's eager MLP (both designs, odd shapes), 20 AdamW steps whose
-losses follow eager's, and a torch.compile(fullgraph=True) training step.
+"""GPU tests of chapter 05's autograd formulas: ladder::gelu_mul_backward against eager autograd, ladder::dgated_gemm
+against the down GEMM then gelu_mul_backward, opcheck with gradients, LadderGEGLUMLP's gradients against the blog's
+eager MLP (both designs, odd shapes), 20 AdamW steps whose losses follow eager's, and a torch.compile(fullgraph=True)
+training step.
 
 Run with LADDER_TORCH_LIB set to the built library (or the library in build/):
     PYTHONPATH=05_torch_op python -m pytest 05_torch_op/tests/test_gpu_autograd.py
@@ -80,6 +81,11 @@ class BackwardOpTests(unittest.TestCase):
         torch.library.opcheck(ops.gelu_mul_backward, (g.detach(), g.detach(), u.detach()))
         if ladder_ops.keep_gemm_runs(0):
             torch.library.opcheck(ops.geglu_gemm_keep, (x, w_gate, w_up))
+            w_down = uniform(64, 48, bound=0.125, seed=18).requires_grad_(True)
+            torch.library.opcheck(ops.geglu_mlp_keep, (x, w_gate, w_up, w_down))
+            torch.library.opcheck(ops.geglu_mlp, (x, w_gate, w_up, w_down))
+            g = uniform(2, 8, 48, bound=3.0, seed=19)
+            torch.library.opcheck(ops.dgated_gemm, (x.detach(), w_down.detach(), g, g))
 
     def test_keep_is_geglu_gemm_and_the_two_linears(self):
         if not ladder_ops.keep_gemm_runs(0):
@@ -93,6 +99,23 @@ class BackwardOpTests(unittest.TestCase):
                 torch.testing.assert_close(g, F.linear(x, w_gate), atol=1e-3, rtol=2**-7)
                 torch.testing.assert_close(u, F.linear(x, w_up), atol=1e-3, rtol=2**-7)
 
+    def test_dgated_gemm_is_the_down_gemm_then_gelu_mul_backward(self):
+        if not ladder_ops.keep_gemm_runs(0):
+            self.skipTest("ladder::dgated_gemm runs on Hopper (sm_90) only")
+        for lead, dim, hidden in (((64, 128), 768, 3072), ((1, 37), 24, 40), ((3, 5), 64, 200)):
+            with self.subTest(lead=lead, dim=dim, hidden=hidden):
+                dy, w_down = uniform(*lead, dim, seed=30), uniform(dim, hidden, bound=0.2, seed=31)
+                g, u = uniform(*lead, hidden, bound=4.0, seed=32), uniform(*lead, hidden, bound=4.0, seed=33)
+                dgu, m = ops.dgated_gemm(dy, w_down, g, u)
+                dg, du = dgu[..., :hidden], dgu[..., hidden:]  # side by side
+                self.assertTrue(torch.equal(m, ops.gelu_mul(g, u)))  # h again, gelu_mul's bits
+                # dh rounded to bf16 as cuBLAS's GEMM rounds it, but summed in another order: where the two sums round
+                # apart, dg and du differ by a step or two; everywhere else they are gelu_mul_backward's bits.
+                for got, want in zip((dg, du), ops.gelu_mul_backward(dy @ w_down, g, u)):
+                    self.assertTrue(torch.isfinite(got).all())
+                    torch.testing.assert_close(got, want, **ELEMENTWISE_TOL)
+                    self.assertLess((got != want).float().mean().item(), 0.05)
+
     def test_refusals(self):
         t = uniform(10)
         for pattern, args in (
@@ -103,13 +126,28 @@ class BackwardOpTests(unittest.TestCase):
             with self.subTest(pattern=pattern):
                 with self.assertRaisesRegex(RuntimeError, pattern):
                     ops.gelu_mul_backward(*args)
+        if not ladder_ops.keep_gemm_runs(0):
+            return
+        dy, w_down, g = uniform(5, 24), uniform(24, 40), uniform(5, 40)
+        misaligned = uniform(5 * 24 + 1)[1:].view(5, 24)  # contiguous, but 2 bytes past a 16-byte boundary
+        for pattern, args in (
+                (r"^ladder::dgated_gemm: every tensor must start at a 16-byte aligned address \(TMA's rule\)$",
+                 (misaligned, w_down, g, g)),
+                (r"^ladder::dgated_gemm: dim = 20 and hidden = 40 must be multiples of 8",
+                 (dy[:, :20].contiguous(), w_down[:20].contiguous(), g, g)),
+                (r"^ladder::dgated_gemm: w_down must be \[dim, hidden\] with dim = dy.size\(-1\)",
+                 (dy, w_down.T.contiguous(), g, g))):
+            with self.subTest(pattern=pattern):
+                with self.assertRaisesRegex(RuntimeError, pattern):
+                    ops.dgated_gemm(*args)
 
 
 @unittest.skipUnless(HAVE_GPU, NO_GPU)
 class ModuleTests(unittest.TestCase):
     def test_gradients_match_the_blogs_mlp(self):
         # recompute=False: nn.Linear + gelu_mul, any shape. recompute=True: geglu_gemm, dim and hidden multiples of 8.
-        # recompute=False on Hopper with multiples of 8: geglu_gemm_keep (the (1, 37), 24, 40 case runs it at odd rows).
+        # On Hopper with multiples of 8: geglu_mlp_keep and geglu_mlp, whose backward runs dgated_gemm (the (1, 37),
+        # 24, 40 cases run them at odd rows).
         cases = [(False, (64, 128), 768, 3072), (False, (1, 37), 24, 13), (False, (1, 37), 24, 40),
                  (True, (64, 128), 768, 3072), (True, (1, 37), 24, 40)]
         for recompute, lead, dim, hidden in cases:
@@ -121,6 +159,15 @@ class ModuleTests(unittest.TestCase):
                     self.assertTrue(torch.isfinite(a).all(), name)
                     self.assertEqual(a.shape, b.shape, name)
                     self.assertLess(relative_error(a, b), 2e-2, name)
+
+    def test_on_hopper_training_runs_the_mlp_as_one_op(self):
+        if not ladder_ops.keep_gemm_runs(0):
+            self.skipTest("ladder::geglu_mlp_keep and geglu_mlp run on Hopper (sm_90) only")
+        for recompute, name in ((False, "geglu_mlp_keep"), (True, "geglu_mlp")):
+            with self.subTest(recompute=recompute):
+                _, ours = pair(64, 200, recompute)
+                y = ours(uniform(3, 64, seed=40).requires_grad_(True))
+                self.assertIn(f"ladder_{name}_default", y.grad_fn.name())
 
     def test_adamw_losses_follow_eager(self):
         for recompute in (False, True):
