@@ -202,7 +202,7 @@ std::tuple<at::Tensor, at::Tensor> dgated_gemm(const at::Tensor& dy, const at::T
   const std::string why = ch06::dgated_gemm_cannot_run(p->major, p->minor, dim, hidden);
   TORCH_CHECK(why.empty() && dim > 0, op, ": ", why.empty() ? "dim must be > 0" : why);
   TORCH_CHECK(M < INT_MAX && hidden < INT_MAX && (M + 127) / 128 * ((hidden + 127) / 128) < INT_MAX, op,
-              ": rows / 128 x hidden / 128 tiles must be < 2^31 (a block each, in one launch)");
+              ": rows / 128 x hidden / 128 tiles must be < 2^31 (the kernel numbers them with 32-bit integers)");
   for (const at::Tensor* t : {&dy, &w_down, &g, &u})  // a view into a larger tensor may start anywhere
     TORCH_CHECK(reinterpret_cast<uintptr_t>(t->data_ptr()) % 16 == 0, op,
                 ": every tensor must start at a 16-byte aligned address (TMA's rule)");

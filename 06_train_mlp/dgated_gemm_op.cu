@@ -116,7 +116,7 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
           "g and u must have one row stride, and dg and du one row stride");
   require(M < INT_MAX && dim < INT_MAX && hidden < INT_MAX, "sizes must be < 2^31 (TMA's coordinates are 32-bit)");
   require((M + 127) / 128 * ((hidden + 127) / 128) < INT_MAX,
-          "M / 128 x hidden / 128 tiles must be < 2^31 (a block each, in one launch)");
+          "M / 128 x hidden / 128 tiles must be < 2^31 (the kernel numbers them with 32-bit integers)");
   // TMA's rule for the kernel's tensor maps, and W_down's for the transpose's bf16 pairs
   for (const ladder::Tensor* t : {&dy, &w_down, &w_down_t, &g, &u, &dg, &du, &h})
     require(reinterpret_cast<uintptr_t>(t->data) % 16 == 0, "every tensor must start at a 16-byte aligned address");

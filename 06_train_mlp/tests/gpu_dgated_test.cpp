@@ -54,7 +54,7 @@ TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
   for (auto [M, dim, hidden] : {std::tuple<int64_t, int64_t, int64_t>{1, 64, 256},
                                 {37, 72, 264},
                                 {200, 768, 520},
-                                {600, 64, 136},  // 5 row blocks: a full group of kGroupM = 4 and a group of 1
+                                {1300, 64, 136},  // 11 row blocks: a full group of kGroupM = 8 and a group of 3
                                 {1999, 200, 2056},
                                 {8192, 768, 3072}}) {
     SCOPED_TRACE("M " + std::to_string(M) + ", dim " + std::to_string(dim) + ", hidden " + std::to_string(hidden));
@@ -153,8 +153,8 @@ TEST(DgatedGemm, RefusesBadTensors) {
   // g and u with different row strides (one contiguous, one a half of [g | u]): refused, not read wrongly.
   EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, columns(dgu, 256, 256), columns(dgu, 0, 256), columns(dgu, 256, 256), h),
                ladder::Error);
-  // More tiles than one launch has blocks (2^23 row blocks x 1024 column blocks): refused before anything runs, so
-  // these views may point at nothing.
+  // More tiles than the kernel's 32-bit tile numbers reach (2^23 row blocks x 1024 column blocks): refused before
+  // anything runs, so these views may point at nothing.
   const int64_t big_m = int64_t{1} << 30, big_h = int64_t{1} << 17;
   const auto nowhere = [](ladder::Shape shape) {
     return ladder::view_of(reinterpret_cast<void*>(uintptr_t{1} << 20), DType::BF16, shape);
@@ -162,7 +162,7 @@ TEST(DgatedGemm, RefusesBadTensors) {
   const Tensor big = nowhere({big_m, big_h});
   try {
     ch06::dgated_gemm(nowhere({big_m, 64}), nowhere({64, big_h}), nowhere({big_h, 64}), big, big, big, big, big);
-    ADD_FAILURE() << "a launch of more than 2^31 blocks was not refused";
+    ADD_FAILURE() << "more than 2^31 tiles were not refused";
   } catch (const ladder::Error& e) {
     EXPECT_NE(std::string(e.what()).find("tiles must be"), std::string::npos) << e.what();
   }
