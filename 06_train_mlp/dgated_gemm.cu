@@ -15,13 +15,14 @@
 //    dg, du and h straight to global memory, 5 vectors at a time, twice a tile. A warp covers two whole 256-byte rows,
 //    so every access is whole sectors, and nothing but dh passes through shared memory.
 //  - Registers: 512 threads an SM leave 128 a thread, about what the math needs, so an epilogue thread holds one batch
-//    of g and u at a time (6 vectors a batch spilled registers: 165.3 us; 8 vectors 174.7 us).
-// In bench_train_mlp on one H100 (bench/results/2026-11-27_h100_dgated_epilogue_warps): 124.6 us against 139.1 us for
-// the design before it (two blocks an SM, each running its own main loop and epilogue, with g, u, dg, du and h staged
-// through shared memory by TMA); 235.5 against 263.4 us at 16384 rows, 1414.9 against 1638.5 us at dim 4096. How the
-// epilogue's loop is written matters: the same work with both batches unrolled into straight-line code took 146.6 us
-// (against 123.6 us as a loop, with tile groups of 4). The two-blocks design and the persistent ones tried before it
-// are in bench/results/2026-11-26_h100_dgated_persistent and 2026-11-27_h100_dgated_timeline.
+//    of g and u at a time (8 vectors a batch spilled registers: 174.7 us).
+// In bench_train_mlp on one H100 (bench/results/2026-11-27_h100_dgated_epilogue_warps, one call): 124.6 us against
+// 138.9 us for the design before it (two blocks an SM, each running its own main loop and epilogue, with g, u, dg, du
+// and h staged through shared memory by TMA); 235.5 against 263.5 us at 16384 rows, 1414.9 against 1566.5 us at dim
+// 4096. How the epilogue's loop is written matters: on the same machine, the same work with both batches unrolled into
+// straight-line code took 146.6 us, against 124.2 us as a loop (both with tile groups of 4). The two-blocks design and
+// the persistent ones tried before it are in bench/results/2026-11-26_h100_dgated_persistent and
+// 2026-11-27_h100_dgated_timeline.
 // TMA does the main loop's edges (dy and W_down^T past the matrix load as zeros); the epilogue skips vectors past M
 // rows or hidden columns (hidden is a multiple of 8, so a vector is wholly in or out). The weight operand is W_down^T
 // [hidden, dim], K-major like 04's weights: the op makes it with a transposing copy (dgated_gemm_op.cu).
@@ -102,7 +103,7 @@ __device__ __forceinline__ void backward_vector(const uint4& dh, uint4& g, uint4
 // 8 (v % 16) ... + 7: a warp's 32 vectors are two whole rows.
 __device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint32_t tile, uint64_t* dh_full,
                                               uint32_t parity, int e) {
-#pragma unroll 1  // a loop, not straight-line code (the compiler's schedule of that was 19% slower)
+#pragma unroll 1  // a loop, not straight-line code (the compiler's schedule of that was 18% slower)
   for (int b = 0; b < kBatches; ++b) {
     const auto where = [&](int j, int& v, int64_t& r, int64_t& c) {
       v = e + (b * kBatch + j) * kEpilogueThreads;
