@@ -15,7 +15,9 @@
 //    dg, du and h straight to global memory, 5 vectors at a time, twice a tile. A warp covers two whole 256-byte rows,
 //    so every access is whole sectors, and nothing but dh passes through shared memory.
 //  - Registers: 512 threads an SM leave 128 a thread, about what the math needs, so an epilogue thread holds one batch
-//    of g and u at a time (8 vectors a batch spilled registers: 174.7 us).
+//    of g and u at a time (8 vectors a batch spilled registers: 174.7 us; the next batch's loads under this one's
+//    arithmetic, in batches of 4: 146.8 us). Nsight Compute sees it wait on its loads: DRAM at 51% of peak, the SM
+//    issuing in half its cycles.
 // In bench_train_mlp on one H100 (bench/results/2026-11-27_h100_dgated_epilogue_warps, one call): 124.6 us against
 // 138.9 us for the design before it (two blocks an SM, each running its own main loop and epilogue, with g, u, dg, du
 // and h staged through shared memory by TMA); 235.5 against 263.5 us at 16384 rows, 1414.9 against 1566.5 us at dim
