@@ -8,6 +8,9 @@ Where record_torch_oracle.py makes one plain .json per case, this one writes wha
                 in memory/torch.txt;
   - streams/    work queued on two streams at once that really overlaps: torch.cuda._sleep, a one-block kernel that
                 spins, then a small elementwise op, on each stream in turn (gzip too), with its table;
+  - flops/      a training step of a small convolutional MLP under every profiler option (record_shapes,
+                profile_memory, with_stack, with_flops, with_modules), as one plain flops.json, with torch's tables
+                (its `Total MFLOPs` column among them) in flops/torch.txt;
   - ranks/      a 2-rank torch.distributed training step (gloo: both ranks on this one GPU, gradients all-reduced on
                 the CPU), one rank<R>.*.pt.trace.json.gz per rank, as torchtune names them, and each rank's table in
                 ranks/rank<R>.txt.
@@ -93,6 +96,51 @@ def streams(out):
         f.write(prof.key_averages().table(**TABLE) + "\n")
 
 
+class ConvMlp(nn.Module):
+    """Every op torch counts FLOPs for that a small training step reaches: conv2d, addmm (Linear with a bias), mm
+    (without), bmm, mul and add."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 16, 3, padding=1)
+        self.up = nn.Linear(16 * 8 * 8, 512)
+        self.down = nn.Linear(512, 256, bias=False)
+
+    def forward(self, x):
+        h = self.conv(x).flatten(1)
+        h = torch.nn.functional.gelu(self.up(h))
+        h = h * h + h                                      # aten::mul, aten::add
+        a = h.view(-1, 16, 32)
+        h = torch.bmm(a, a.transpose(1, 2)).flatten(1)      # aten::bmm: [B, 16, 32] x [B, 32, 16]
+        return self.down(torch.cat([h, h], 1))
+
+
+def flops(out):
+    """A training step under every profiler option: with_flops=True is what gives torch's table its FLOPs column."""
+    d = os.path.join(out, "flops")
+    os.makedirs(d, exist_ok=True)
+    torch.manual_seed(0)
+    model = ConvMlp().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    x = torch.randn(64, 3, 8, 8, device="cuda")
+    with profile(activities=ACT, schedule=schedule(wait=1, warmup=1, active=2, repeat=1), record_shapes=True,
+                 profile_memory=True, with_stack=True, with_flops=True, with_modules=True) as prof:
+        for _ in range(4):
+            loss = model(x).square().mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            torch.cuda.synchronize()
+            prof.step()
+    prof.export_chrome_trace(os.path.join(d, "flops.json"))
+    with open(os.path.join(d, "torch.txt"), "w") as f:
+        f.write(f"# torch {torch.__version__}, {torch.cuda.get_device_name()}; ProfilerStep#2 and #3 are recorded\n")
+        f.write("==== key_averages().table(sort_by=\"cuda_time_total\", row_limit=-1) ====\n")
+        f.write(prof.key_averages().table(**TABLE) + "\n")
+        f.write("==== key_averages(group_by_input_shape=True).table(sort_by=\"cuda_time_total\", row_limit=-1) ====\n")
+        f.write(prof.key_averages(group_by_input_shape=True).table(**TABLE) + "\n")
+
+
 def rank_main(rank, world, d, port):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=world)
@@ -128,7 +176,7 @@ def ranks(out, world=2):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", required=True)
-    p.add_argument("--cases", default="memory,streams,ranks")
+    p.add_argument("--cases", default="memory,streams,flops,ranks")
     args = p.parse_args()
     print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}", flush=True)
     failed = 0
