@@ -65,11 +65,10 @@ def readmes():
     out = []
     for dirpath, dirnames, filenames in os.walk(ROOT):
         rel = os.path.relpath(dirpath, ROOT)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "build")) and
-                             os.path.join(rel, d) != os.path.join("bench", "results"))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "build")))
         if "README.md" in filenames:
             out.append(os.path.normpath(os.path.join(rel, "README.md")))
-    # bench/results/'s dated folders are records, kept as they were; its indexes (one per kernel) are read like READMEs.
+    # bench/results/'s indexes (one per kernel, beside the dated folders' READMEs) are read like READMEs.
     index_dir = os.path.join(ROOT, "bench", "results")
     if os.path.isdir(index_dir):
         out += [os.path.join("bench", "results", f) for f in os.listdir(index_dir) if f.endswith(".md")]
