@@ -1,30 +1,29 @@
 // The epilogue mode's backward GEMM (Hopper, sm_90a only): dh = dy @ W_down, with the backward of h = gelu(g) * u in
-// its epilogue, so dh never reaches memory. Chapter 04 wrote the forward's gated GEMM; this is its mirror, built from
-// the same pieces (04_epilogue_mlp/pipeline.cuh: the ring of stages, the producer's TMA loads, one stage of wgmma).
+// its epilogue, so dh never reaches memory. It is the mirror of chapter 04's gated forward GEMM, built from the same
+// pieces in common/hopper/ (pipeline.cuh: the ring of stages, the producer's TMA loads, one stage of wgmma).
 //
 // Here the epilogue is the larger half of the work. Per element of dh it reads g and u and writes dg, du and h: 10
 // bytes, 250 MB at the blog's shape, where the GEMM itself writes 50 MB; and it runs the GELU and its derivative (one
-// exp2 and one reciprocal for both: gelu_backward.cuh). So the kernel gives the epilogue warps of their own:
-//  - Persistent: one block an SM walks 128 x 128 tiles of dh in groups of kGroupM row blocks (04's tile_coords). Two
-//    math warpgroups compute a tile (64 rows each, one wgmma m64n128k16 per k-step), fed by a producer warp through a
-//    ring of four 32 KB stages.
+// exp2 and one reciprocal for both: gelu_backward.cuh). So the epilogue has warps of its own, and runs beside the
+// next tile's main loop instead of after it:
+//  - Persistent: one block an SM walks 128 x 128 tiles of dh in groups of kGroupM row blocks (04's tile_coords), so
+//    the blocks running at once share a few rows of dy and read g and u a few whole rows at a time. Two math
+//    warpgroups compute a tile (64 rows each, one wgmma m64n128k16 per k-step), fed by a producer warp through a ring
+//    of four 32 KB stages.
 //  - When a tile's main loop is done, the math warpgroups round dh to bf16 (as cuBLAS stores it), write it to one of
 //    two 32 KB dh buffers in shared memory (stmatrix, 04's swizzled staging layout) and go straight on to the next
-//    tile. Seven epilogue warps take it from there: each thread reads 16 bytes of g and of u from global memory (loads
-//    issued before it waits for dh, so they fly meanwhile), 16 bytes of dh from shared memory, and writes 16 bytes of
-//    dg, du and h straight to global memory, 5 vectors at a time, twice a tile. A warp covers two whole 256-byte rows,
-//    so every access is whole sectors, and nothing but dh passes through shared memory.
+//    tile. Seven epilogue warps take it from there: each thread reads 16 bytes of g and of u from global memory
+//    (loads sent before it waits for dh, so they fly meanwhile), 16 bytes of dh from shared memory, and writes 16
+//    bytes of dg, du and h straight to global memory, 5 vectors at a time, twice a tile. A warp covers two whole
+//    256-byte rows, so every access is whole sectors. Only dh passes through shared memory: the ring keeps its four
+//    stages, and no store waits for a staging tile to drain.
+//  - L2: the TMA loads of dy and W_down^T, which many blocks read again, carry an evict_last policy; g, u, dg, du and
+//    h pass through once, so they stream (ld.global.cs / st.global.cs) and do not push the main loop's operands out.
 //  - Registers: 512 threads an SM leave 128 a thread, about what the math needs, so an epilogue thread holds one batch
-//    of g and u at a time (8 vectors a batch spilled registers: 174.7 us; the next batch's loads under this one's
-//    arithmetic, in batches of 4: 146.8 us). Nsight Compute sees it wait on its loads: DRAM at 51% of peak, the SM
-//    issuing in half its cycles.
-// In bench_train_mlp on one H100 (bench/results/2026-11-27_h100_dgated_epilogue_warps, one call): 124.6 us against
-// 138.9 us for the design before it (two blocks an SM, each running its own main loop and epilogue, with g, u, dg, du
-// and h staged through shared memory by TMA); 235.5 against 263.5 us at 16384 rows, 1414.9 against 1566.5 us at dim
-// 4096. How the epilogue's loop is written matters: on the same machine, the same work with both batches unrolled into
-// straight-line code took 146.6 us, against 124.2 us as a loop (both with tile groups of 4). The two-blocks design and
-// the persistent ones tried before it are in bench/results/2026-11-26_h100_dgated_persistent and
-// 2026-11-27_h100_dgated_timeline.
+//    of g and u at a time, and the two batches of a tile are a loop (the same work unrolled into straight-line code
+//    measured slower). Nsight Compute sees the kernel wait on its loads: DRAM at 51% of peak, the SM issuing in half
+//    its cycles.
+// What each of these choices measured against the alternatives is in bench/results/dgated_gemm.md.
 // TMA does the main loop's edges (dy and W_down^T past the matrix load as zeros); the epilogue skips vectors past M
 // rows or hidden columns (hidden is a multiple of 8, so a vector is wholly in or out). The weight operand is W_down^T
 // [hidden, dim], K-major like 04's weights: the op makes it with a transposing copy (dgated_gemm_op.cu).

@@ -1,8 +1,12 @@
 // Chapter 06 (eager): the two elementwise ops of eager autograd's backward that the forward chapters have no kernel
 // for. aten::gelu_backward is what GeluBackward0 runs; aten::add_ is the autograd engine summing the two gradients that
-// reach x (one through gate, one through up) before x's AccumulateGrad. Both are memory-bound: each element is read
-// and written once, 16 bytes at a time where the pointers allow (as 03_simple_mlp's kernels, whose layout these
-// follow: one 16-byte vector per thread, the n % 8 tail by block 0, a plain kernel for misaligned pointers).
+// reach x (one through gate, one through up) before x's AccumulateGrad.
+// Only the eager mode runs them, and only so that its trace matches PyTorch's eager backward op for op (the same ops
+// under the same nodes, moving the same bytes, for `ladder-trace diff` against torch's trace). The other modes do
+// without them: they make dg and du in one kernel and x's gradient in one GEMM of the stacked weight.
+// Both are memory-bound: each element is read and written once, 16 bytes at a time where the pointers allow (as
+// 03_simple_mlp's kernels, whose layout these follow: one 16-byte vector per thread, the n % 8 tail by block 0, a
+// plain kernel for misaligned pointers).
 #include <cstdint>
 
 #include "06_train_mlp/gelu_backward.cuh"

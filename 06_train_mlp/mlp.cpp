@@ -264,7 +264,7 @@ void TrainStep::backward() {
   {
     Node n("GeluBackward0");
     dg_ = ladder::empty({rows_, hidden_}, dt);
-    gelu_backward(dh_u_, g_, dg_);
+    gelu_backward(dh_u_, g_, dg_);  // eager only, as PyTorch's node runs it: so the trace matches torch's op for op
   }
   dh_u_ = g_ = {};
   // up, then gate: each Linear's nodes, as for down. x's two gradients meet in the engine's input buffer, which adds
@@ -291,7 +291,7 @@ void TrainStep::backward() {
     {
       Node n("ViewBackward0");
       ops::reshape(dx_here, p_.x.shape);
-      if (!up) add_(dx2, dx_part_);
+      if (!up) add_(dx2, dx_part_);  // eager only: PyTorch's engine adds x's two gradients here, so the trace does too
     }
     {
       Node n("TBackward0");

@@ -32,7 +32,8 @@ place of a figure not measured yet. --unmarked lists the paragraphs that name a 
 and hold figures but have no marker, to find what is left to mark (it only lists them: some figures are arithmetic
 of the reader's own, which no file holds).
 
-Usage: scripts/check_figures.py [--ladder-trace PATH] [--unmarked] [README.md ...]   (default: every README.md)
+Usage: scripts/check_figures.py [--ladder-trace PATH] [--unmarked] [README.md ...]
+   (default: every README.md, and the per-kernel indexes bench/results/*.md)
 Exit status 0 when every marked figure matches, 1 otherwise.
 """
 
@@ -64,10 +65,13 @@ def readmes():
     out = []
     for dirpath, dirnames, filenames in os.walk(ROOT):
         rel = os.path.relpath(dirpath, ROOT)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "build")) and
-                             os.path.join(rel, d) != os.path.join("bench", "results"))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "build")))
         if "README.md" in filenames:
             out.append(os.path.normpath(os.path.join(rel, "README.md")))
+    # bench/results/'s indexes (one per kernel, beside the dated folders' READMEs) are read like READMEs.
+    index_dir = os.path.join(ROOT, "bench", "results")
+    if os.path.isdir(index_dir):
+        out += [os.path.join("bench", "results", f) for f in os.listdir(index_dir) if f.endswith(".md")]
     return sorted(out)
 
 
@@ -215,7 +219,7 @@ def unmarked(readme, lines, marked):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("readmes", nargs="*", help="README files, relative to the repository root (default: all)")
+    ap.add_argument("readmes", nargs="*", help="README files, relative to the repository root (default: all, and bench/results/*.md)")
     ap.add_argument("--ladder-trace", help="the ladder-trace program, to check `output` blocks")
     ap.add_argument("--unmarked", action="store_true", help="also list paragraphs with figures and no marker")
     args = ap.parse_args()
