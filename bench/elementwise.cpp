@@ -31,6 +31,7 @@
 #include "01_matmul_add/kernels.cuh"
 #include "03_fused_mlp/kernels.cuh"
 #include "03_simple_mlp/kernels.cuh"
+#include "bench/copy_rate.h"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
 #include "chapter/gpu_timer.h"
@@ -48,16 +49,6 @@ using ladder::Tensor;
 // Every run of `launch`, timed by GpuTimer: exactly `iters` runs (no time cap: --iters says how many).
 ladder::GpuTiming time_runs(const ladder::GpuTimer& timer, int iters, const std::function<void()>& launch) {
   return timer.time(launch, iters, 0);
-}
-
-// Timed runs of a device-to-device copy of `bytes_moved / 2` bytes (it reads and writes each byte once).
-ladder::GpuTiming copy_times(const ladder::GpuTimer& timer, int iters, int64_t bytes_moved) {
-  const int64_t half = bytes_moved / 2;
-  const Tensor src = ladder::empty({(half + 1) / 2}, DType::BF16);  // `half` bytes, as 2-byte elements
-  const Tensor dst = ladder::empty({(half + 1) / 2}, DType::BF16);
-  CUDA_CHECK(cudaMemset(src.data, 0x3C, half));
-  return time_runs(timer, iters,
-                   [&] { CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, half, cudaMemcpyDeviceToDevice, 0)); });
 }
 
 std::vector<uint16_t> bits_of(const Tensor& t) {
@@ -112,7 +103,7 @@ int bench(int argc, const char* const* argv) {
 
   // The ceiling for large transfers, for reference: a 1 GiB copy (2 GiB moved).
   try {
-    const double gib_us = copy_times(timer, iters, int64_t{2} << 30).median_us();
+    const double gib_us = benchmarks::copy_times(timer, iters, int64_t{2} << 30).median_us();
     fmt::print("1 GiB device-to-device copy: {:.1f} us, {:.0f} GB/s (bytes read + written)\n", gib_us,
                2.0 * 1073741824.0 / (gib_us * 1e3));
   } catch (const ladder::Error& e) {
@@ -142,7 +133,7 @@ int bench(int argc, const char* const* argv) {
   auto group = [&](const char* op, double bytes, const std::vector<uint16_t>& want, const Tensor& result,
                    const std::vector<std::pair<std::string, std::function<void()>>>& variants) {
     fmt::print("{}\n", std::string(80, '-'));
-    const ladder::GpuTiming copy = copy_times(timer, iters, static_cast<int64_t>(bytes));
+    const ladder::GpuTiming copy = benchmarks::copy_times(timer, iters, static_cast<int64_t>(bytes));
     print_row({"copy", "cudaMemcpyAsync", bytes, copy.median_us(), copy.min_us(), copy.median_us()});
     for (const auto& [name, launch] : variants) {
       ladder::poison(result);

@@ -15,11 +15,17 @@
 // compared with (b)'s bit for bit; more than 1 ulp apart anywhere is a wrong kernel and stops the run (exit 1). (One
 // ulp can happen: (c) rounds its own float32 sum of dh, whose order differs from cuBLAS's.)
 //
+// The floor under (c), printed after each shape's rows: (c) must move its bytes (dy, W_down, g and u read, dg, du
+// and h written) and do (a)'s arithmetic. The first takes at least as long as a device-to-device copy of as many bytes
+// (timed here, in the same run: bench/copy_rate.h), the second at least as long as (a) itself; the two can overlap,
+// so the floor is the larger, and "x floor" says how far (c) is above it.
+//
 // Needs an sm_90 GPU (dgated_gemm is wgmma and TMA). Run: build/bench/bench_train_mlp [--iters 100]
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -29,6 +35,7 @@
 #include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/kernels.cuh"
 #include "bench/bits.h"
+#include "bench/copy_rate.h"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
 #include "chapter/gpu_timer.h"
@@ -113,18 +120,27 @@ int bench(int argc, const char* const* argv) {
     const std::string bits = fmt::format("{:>11.4f} {:>8}", 100.0 * b.identical, b.max_ulps);
 
     double plain_us = 0;
-    auto row = [&](const std::string& name, const std::function<void()>& f, double bytes, const std::string& cmp) {
-      const ladder::GpuTiming t = timer.time(f, iters, 0);  // exactly --iters runs
+    auto print_row = [&](const std::string& name, const ladder::GpuTiming& t, double bytes, const std::string& cmp) {
       if (plain_us == 0) plain_us = t.median_us();
       fmt::print("{:<18} {:<34} {:>10.1f} {:>9.1f} {:>8.0f} {:>7.3f} {}\n", shape, name, t.median_us(), t.min_us(),
                  bytes / (t.median_us() * 1e3), t.median_us() / plain_us, cmp);
+      return t.median_us();
     };
-    row("(a) cublasLt dh = dy @ W_down", plain, gemm_bytes, "");
+    auto row = [&](const std::string& name, const std::function<void()>& f, double bytes, const std::string& cmp) {
+      return print_row(name, timer.time(f, iters, 0), bytes, cmp);  // exactly --iters runs
+    };
+    const double kernel_bytes = gemm_bytes + 4 * mh;  // dy, W_down, g, u read; dg, du, h written
+    const double a_us = row("(a) cublasLt dh = dy @ W_down", plain, gemm_bytes, "");
     row("gelu_mul_backward alone", backward, 5 * mh, "");
     row("(b) (a) + gelu_mul_backward", fused, gemm_bytes + 5 * mh, fmt::format("{:>11} {:>8}", "(ref)", "(ref)"));
-    row("(c) dgated_gemm kernel", kernel, gemm_bytes + 4 * mh, bits);
-    row("(d) dgated_gemm op (+ transpose)", op, gemm_bytes + 4 * mh + 4.0 * s.dim * s.hidden, bits);
+    const double c_us = row("(c) dgated_gemm kernel", kernel, kernel_bytes, bits);
+    row("(d) dgated_gemm op (+ transpose)", op, kernel_bytes + 4.0 * s.dim * s.hidden, bits);
+    const double copy_us =
+        print_row("copy of (c)'s bytes", benchmarks::copy_times(timer, iters, int64_t(kernel_bytes)), kernel_bytes, "");
     row("(a) again", plain, gemm_bytes, "");
+    const double floor_us = std::max(copy_us, a_us);
+    fmt::print("{:<18} {:<34} {:>10.1f} {:>29} {:.3f} x floor\n", shape, "floor: max(copy, (a)); (c) is", floor_us, "",
+               c_us / floor_us);
   }
   return 0;
 }
