@@ -11,13 +11,13 @@
 #include "03_fused_mlp/kernels.cuh"
 #include "03_simple_mlp/kernels.cuh"
 #include "04_epilogue_mlp/kernels.cuh"
-#include "04_epilogue_mlp/launch.h"  // current_device
 #include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/kernels.cuh"
 #include "base/error.h"
 #include "cuda/check.h"
 #include "gpu/memory.h"
 #include "gpu/ops.h"
+#include "hopper/launch.h"  // current_device
 #include "profiler/profiler.h"
 
 namespace ch06 {
@@ -118,7 +118,7 @@ Grads grads_like(const Params& p) {
 TrainStep::TrainStep(Mode mode, const Params& params, const Grads& grads)
     : mode_(mode), p_(params), d_(grads), dim_(params.x.size(-1)), hidden_(params.w_down.size(1)) {
   rows_ = p_.x.numel() / dim_;
-  const ch04::DeviceInfo& gpu = ch04::current_device();
+  const hopper::DeviceInfo& gpu = hopper::current_device();
   dgated_ = mode_ == Mode::Epilogue ||
             (mode_ == Mode::Recompute && dgated_gemm_cannot_run(gpu.major, gpu.minor, dim_, hidden_).empty());
 }
