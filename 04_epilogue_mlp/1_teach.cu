@@ -8,7 +8,7 @@
 // block's tensor cores idle, and nothing else runs on the SM: what the next files fix.
 #include "04_epilogue_mlp/epilogue.cuh"
 #include "04_epilogue_mlp/launch.h"
-#include "04_epilogue_mlp/pipeline.cuh"
+#include "hopper/pipeline.cuh"
 
 namespace ch04 {
 namespace {

@@ -9,7 +9,7 @@
 // stages its 64 rows of outputs in its own buffer, so the epilogues never wait for each other.
 #include "04_epilogue_mlp/epilogue.cuh"
 #include "04_epilogue_mlp/launch.h"
-#include "04_epilogue_mlp/pipeline.cuh"
+#include "hopper/pipeline.cuh"
 
 namespace ch04 {
 namespace {
@@ -87,7 +87,7 @@ void launch_coop(const __nv_bfloat16* x, const __nv_bfloat16* w_gate, const __nv
                  int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
   if (!check_launch("coop", x, w_gate, w_up, m, M, dim, hidden, stream)) return;
   const int64_t m_tiles = ceil_div(M, kBM), n_tiles = ceil_div(hidden, kBN / 2), k_tiles = ceil_div(dim, kBK);
-  const int grid = persistent_grid(m_tiles, n_tiles, k_tiles);
+  const int grid = persistent_grid(m_tiles, n_tiles, k_tiles, "geglu_gemm");
   const TileMaps maps = tile_maps(x, w_gate, w_up, m, M, dim, hidden, kBM, kBN / 2, kRows);
   allow_smem<geglu_gemm_coop_kernel>(L::kBytes);
   geglu_gemm_coop_kernel<<<grid, kThreads, L::kBytes, stream>>>(maps.x, maps.gate, maps.up, maps.m,

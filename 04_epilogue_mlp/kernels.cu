@@ -1,32 +1,22 @@
-// Chapter 04's host side: the rules every geglu_gemm launcher enforces, the GPU's attributes and the tensor maps (each
-// asked or built once), the variant list, and the op geglu_gemm itself. The kernels are in the variant files, one per
-// file, in reading order: 1_teach.cu .. 5_fast.cu (Hopper, sm_90a) and portable.cu (sm_80 and later); kernels.cuh
-// says what each adds.
-//
-// Tensor maps are made with cuTensorMapEncodeTiled, which lives in the driver library (libcuda). We fetch it through
-// the runtime's cudaGetDriverEntryPointByVersion, so nothing here links libcuda directly: the program links only the
-// CUDA runtime, like every other chapter.
+// Chapter 04's host side: the rules every geglu_gemm launcher enforces, a problem's tensor maps (built once, with the
+// Hopper room's tile_map: hopper/launch.h), the variant list, and the op geglu_gemm itself. The kernels are in the
+// variant files, one per file, in reading order: 1_teach.cu .. 5_fast.cu (Hopper, sm_90a) and portable.cu (sm_80 and
+// later); kernels.cuh says what each adds.
 //
 // LADDER_HAVE_SM90A (set by add_chapter, cmake/Ladder.cmake) says whether this build compiled the Hopper variant files:
 // only a build whose CMAKE_CUDA_ARCHITECTURES include 90 does, for sm_90a (wgmma, TMA and setmaxnreg exist only in the
 // "a" target: -gencode arch=compute_90a,code=sm_90a).
-#include <cuda.h>          // CUtensorMap and its enums (types only: we do not link libcuda)
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000, the driver function's type
-
 #include <climits>
-#include <cstring>
-#include <map>
-#include <mutex>
 #include <string>
 #include <tuple>
 
 #include "04_epilogue_mlp/kernels.cuh"
 #include "04_epilogue_mlp/launch.h"
-#include "04_epilogue_mlp/map_cache.h"
 #include "04_epilogue_mlp/portable.cuh"
 #include "cuda/check.h"
 #include "gpu/ops.h"
 #include "gpu/stream.h"
+#include "hopper/map_cache.h"
 
 namespace ch04 {
 
@@ -138,24 +128,7 @@ const char* geglu_gemm_default_variant(int major, int minor) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The launch helper (launch.h): the checks, the GPU's attributes, the tensor maps.
-
-const DeviceInfo& current_device() {
-  static std::mutex mutex;
-  static std::map<int, DeviceInfo> known;  // by device id; a map's elements stay where they are
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));  // the runtime answers from its own state (and the trace leaves it out)
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto it = known.find(device);
-  if (it == known.end()) {
-    DeviceInfo d;
-    CUDA_CHECK(cudaDeviceGetAttribute(&d.major, cudaDevAttrComputeCapabilityMajor, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&d.minor, cudaDevAttrComputeCapabilityMinor, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, device));
-    it = known.emplace(device, d).first;
-  }
-  return it->second;
-}
+// The launch helper (launch.h): the checks and the four tensor maps of a problem.
 
 bool check_launch(const char* variant, const bf16* x, const bf16* w_gate, const bf16* w_up, bf16* m, int64_t M,
                   int64_t dim, int64_t hidden, cudaStream_t stream) {
@@ -182,53 +155,6 @@ bool check_launch(const char* variant, const bf16* x, const bf16* w_gate, const 
   return true;
 }
 
-int persistent_grid(int64_t m_tiles, int64_t n_tiles, int64_t k_tiles) {
-  // Every SM, or fewer where the caller leaves the others to another stream's kernels (gemm_sm_limit, gpu/stream.h).
-  const int64_t all = current_device().sms, limit = ladder::gemm_sm_limit();
-  const int64_t num_tiles = m_tiles * n_tiles, sms = limit > 0 && limit < all ? limit : all;
-  const int64_t grid = num_tiles < sms ? num_tiles : sms;  // persistent: at most one block per SM
-  // Ring positions (tiles per block x k-tiles) and tile indices are 32-bit in the kernels.
-  if (num_tiles + grid > INT_MAX || ceil_div(num_tiles, grid) * k_tiles > INT_MAX)
-    fail("too many tiles for 32-bit tile indices (" + std::to_string(num_tiles) + " tiles of " +
-         std::to_string(k_tiles) + " k-tiles)");
-  return static_cast<int>(grid);
-}
-
-namespace {
-
-// cuTensorMapEncodeTiled, fetched once from the driver through the runtime (no libcuda link needed).
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    const cudaError_t e =
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
-    if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || p == nullptr)
-      fail("the CUDA driver has no cuTensorMapEncodeTiled (needs a CUDA 12+ driver)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
-  return fn;
-}
-
-}  // namespace
-
-CUtensorMap tile_map(const void* base, int64_t rows, int64_t cols, int64_t row_stride, int box_rows,
-                     const char* name) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};  // innermost first
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_stride) * sizeof(bf16)};         // bytes, row to row
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r =
-      tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
-                           element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS)
-    fail(std::string("cuTensorMapEncodeTiled failed for ") + name + " (CUresult " +
-         std::to_string(static_cast<int>(r)) + ")");
-  return map;
-}
-
 TileMaps tile_maps(const bf16* x, const bf16* w_gate, const bf16* w_up, bf16* m, int64_t M, int64_t dim, int64_t hidden,
                    int x_rows, int w_rows, int m_rows) {
   // The last few problems' maps: a forward's one problem, a test's handful. 16 x 512 bytes.
@@ -237,8 +163,10 @@ TileMaps tile_maps(const bf16* x, const bf16* w_gate, const bf16* w_up, bf16* m,
   CUDA_CHECK(cudaGetDevice(&device));
   const ProblemKey key{device, x, w_gate, w_up, m, M, dim, hidden, x_rows, w_rows, m_rows};
   return cache.get(key, [&] {
-    return TileMaps{tile_map(x, M, dim, dim, x_rows, "x"), tile_map(w_gate, hidden, dim, dim, w_rows, "w_gate"),
-                    tile_map(w_up, hidden, dim, dim, w_rows, "w_up"), tile_map(m, M, hidden, hidden, m_rows, "m")};
+    const char* op = "geglu_gemm";
+    return TileMaps{tile_map(x, M, dim, dim, x_rows, "x", op), tile_map(w_gate, hidden, dim, dim, w_rows, "w_gate", op),
+                    tile_map(w_up, hidden, dim, dim, w_rows, "w_up", op),
+                    tile_map(m, M, hidden, hidden, m_rows, "m", op)};
   });
 }
 

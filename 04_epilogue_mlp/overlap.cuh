@@ -9,11 +9,13 @@
 // (4_overlap.cu) or their cheapest forms that give the same bits (5_fast.cu). A second flag, kKeep, is for training
 // (chapter 06): the held tile's g and u also go out, through the same staging tile and TMA store as m, in two more
 // steps of the epilogue before its chunks.
+// With kernels.cuh, this is what chapter 04 offers the chapters after it (cmake/layering.cmake): the overlap kernel
+// as a template (geglu_gemm_overlap, launch_overlap_kernel and Kept) for a __global__ of their own.
 #pragma once
 
 #include "04_epilogue_mlp/epilogue.cuh"
 #include "04_epilogue_mlp/launch.h"
-#include "04_epilogue_mlp/pipeline.cuh"
+#include "hopper/pipeline.cuh"
 
 namespace ch04 {
 namespace overlap {
@@ -186,7 +188,7 @@ void launch_overlap_kernel(const char* name, const __nv_bfloat16* x, const __nv_
                            cudaStream_t stream, const Extra&... extra) {
   if (!check_launch(name, x, w_gate, w_up, m, M, dim, hidden, stream)) return;
   const int64_t m_tiles = ceil_div(M, kBM), n_tiles = ceil_div(hidden, kBN / 2), k_tiles = ceil_div(dim, kBK);
-  const int grid = persistent_grid(m_tiles, n_tiles, k_tiles);
+  const int grid = persistent_grid(m_tiles, n_tiles, k_tiles, "geglu_gemm");
   const TileMaps maps = tile_maps(x, w_gate, w_up, m, M, dim, hidden, kBM, kBN / 2, kRows);
   allow_smem<kernel>(L::kBytes);
   kernel<<<grid, kThreads, L::kBytes, stream>>>(maps.x, maps.gate, maps.up, maps.m, static_cast<int>(m_tiles),

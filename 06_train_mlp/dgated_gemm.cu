@@ -35,19 +35,19 @@
 // differs), one dh differs by one step.
 #include <tuple>
 
-#include "04_epilogue_mlp/epilogue.cuh"
-#include "04_epilogue_mlp/launch.h"
-#include "04_epilogue_mlp/map_cache.h"
-#include "04_epilogue_mlp/pipeline.cuh"
 #include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/gelu_backward.cuh"
+#include "hopper/launch.h"
+#include "hopper/map_cache.h"
+#include "hopper/pipeline.cuh"
+#include "hopper/staging.cuh"
 
 namespace ch06 {
 namespace {
 
 using bf16 = __nv_bfloat16;
-using ch04::kBK;
-using ch04::kWarpgroup;
+using hopper::kBK;
+using hopper::kWarpgroup;
 
 constexpr int kBM = 128, kBN = 128, kStages = 4, kGroupM = 8;
 constexpr int kRows = kBM / 2;              // rows of the tile each math warpgroup computes
@@ -58,7 +58,7 @@ constexpr int kBatch = 5;                   // 16-byte vectors of g and u an epi
 constexpr int kVectors = kBM * kBN / 8;     // of a tile
 constexpr int kBatches = 2;                 // a tile's vectors, kBatch a thread at a time: 2 x 5 x 224 >= 2048
 static_assert(kBatches * kBatch * kEpilogueThreads >= kVectors, "the batches must cover the tile");
-using Smem = ch04::SmemLayout<kBM, kBN, kStages, 4>;  // the ring, then two dh buffers of two 16 KB panels each
+using Smem = hopper::SmemLayout<kBM, kBN, kStages, 4>;  // the ring, then two dh buffers of two 16 KB panels each
 constexpr int kPanelBytes = kBM * 128;                // 128 rows x 64 columns of bf16
 constexpr int kTileBytes = 2 * kPanelBytes;           // one 128 x 128 dh buffer
 constexpr int kSmemBytes = Smem::kBytes + 16;         // two barriers more than the layout counts
@@ -91,8 +91,8 @@ __device__ __forceinline__ void backward_vector(const uint4& dh, uint4& g, uint4
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     bf16 dg[2], du[2], hh[2];
-    backward_one(ch04::bf16x2_lo(pdh[k]), ch04::bf16x2_lo(pg[k]), ch04::bf16x2_lo(pu[k]), &dg[0], &du[0], &hh[0]);
-    backward_one(ch04::bf16x2_hi(pdh[k]), ch04::bf16x2_hi(pg[k]), ch04::bf16x2_hi(pu[k]), &dg[1], &du[1], &hh[1]);
+    backward_one(hopper::bf16x2_lo(pdh[k]), hopper::bf16x2_lo(pg[k]), hopper::bf16x2_lo(pu[k]), &dg[0], &du[0], &hh[0]);
+    backward_one(hopper::bf16x2_hi(pdh[k]), hopper::bf16x2_hi(pg[k]), hopper::bf16x2_hi(pu[k]), &dg[1], &du[1], &hh[1]);
     pg[k] = pack(dg[0], dg[1]);
     pu[k] = pack(du[0], du[1]);
     ph[k] = pack(hh[0], hh[1]);
@@ -122,7 +122,7 @@ __device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint
         u[j] = __ldcs(reinterpret_cast<const uint4*>(io.u + r * io.ld_gu + c));
       }
     }
-    if (b == 0) ch04::mbar_wait(dh_full, parity);  // the first batch's loads fly meanwhile
+    if (b == 0) hopper::mbar_wait(dh_full, parity);  // the first batch's loads fly meanwhile
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
       int v;
@@ -131,7 +131,7 @@ __device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint
       uint4 dh, h;
       asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
                    : "=r"(dh.x), "=r"(dh.y), "=r"(dh.z), "=r"(dh.w)
-                   : "r"(ch04::staged_address<kPanelBytes>(tile, v / 16, v % 16)));
+                   : "r"(hopper::staged_address<kPanelBytes>(tile, v / 16, v % 16)));
       backward_vector(dh, g[j], u[j], h);
       __stcs(reinterpret_cast<uint4*>(io.dg + r * io.ld_dgu + c), g[j]);
       __stcs(reinterpret_cast<uint4*>(io.du + r * io.ld_dgu + c), u[j]);
@@ -145,39 +145,39 @@ __global__ void __launch_bounds__(kThreads, 1)
                        const Io io, int m_tiles, int n_tiles, int k_tiles) {
   using L = Smem;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
-  uint8_t* smem = ch04::align_1024(smem_raw);
+  uint8_t* smem = hopper::align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBarrierOffset);
   uint64_t* empty = full + kStages;
   uint64_t* dh_full = empty + kStages;  // [2]: the math warpgroups have written dh buffer b
   uint64_t* dh_empty = dh_full + 2;     // [2]: the epilogue warps have read it
   if (threadIdx.x == 0) {
-    ch04::init_ring<kStages>(full, empty, 2);  // both math warpgroups read every stage
+    hopper::init_ring<kStages>(full, empty, 2);  // both math warpgroups read every stage
     for (int b = 0; b < 2; ++b) {
-      ch04::mbar_init(&dh_full[b], 2);
-      ch04::mbar_init(&dh_empty[b], kEpilogueThreads / 32);
+      hopper::mbar_init(&dh_full[b], 2);
+      hopper::mbar_init(&dh_empty[b], kEpilogueThreads / 32);
     }
-    ch04::fence_barrier_init();
+    hopper::fence_barrier_init();
   }
   __syncthreads();
   const int num_tiles = m_tiles * n_tiles;
-  const uint32_t dh_base = ch04::smem_u32(smem + L::kOutOffset);  // buffer b at dh_base + b * kTileBytes
+  const uint32_t dh_base = hopper::smem_u32(smem + L::kOutOffset);  // buffer b at dh_base + b * kTileBytes
 
   if (threadIdx.x >= 2 * kWarpgroup + kEpilogueThreads) {  // the producer: one lane issues every TMA load
     if (threadIdx.x != 2 * kWarpgroup + kEpilogueThreads) return;
-    const uint64_t keep = ch04::l2_evict_last();  // dy and W_down^T: read again by many tiles
+    const uint64_t keep = hopper::l2_evict_last();  // dy and W_down^T: read again by many tiles
     uint32_t pos = 0;
     for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
       int mb, nb;
-      ch04::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
+      hopper::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
       for (int kt = 0; kt < k_tiles; ++kt, ++pos) {
         const uint32_t s = pos % kStages;
-        if (pos >= kStages) ch04::mbar_wait(&empty[s], ((pos / kStages) - 1) & 1);
+        if (pos >= kStages) hopper::mbar_wait(&empty[s], ((pos / kStages) - 1) & 1);
         uint8_t* a = smem + s * L::kStageBytes;
         uint8_t* b = a + L::kABytes;
-        ch04::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
-        ch04::tma_load_2d(a, &map_dy, &full[s], kt * kBK, mb * kBM, keep);                        // dy rows
-        ch04::tma_load_2d(b, &map_wt, &full[s], kt * kBK, nb * kBN, keep);                        // W_down^T rows..
-        ch04::tma_load_2d(b + L::kBHalfBytes, &map_wt, &full[s], kt * kBK, nb * kBN + kBN / 2, keep);  // ..+ 128
+        hopper::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
+        hopper::tma_load_2d(a, &map_dy, &full[s], kt * kBK, mb * kBM, keep);                        // dy rows
+        hopper::tma_load_2d(b, &map_wt, &full[s], kt * kBK, nb * kBN, keep);                        // W_down^T rows..
+        hopper::tma_load_2d(b + L::kBHalfBytes, &map_wt, &full[s], kt * kBK, nb * kBN + kBN / 2, keep);  // ..+ 128
       }
     }
     return;
@@ -187,10 +187,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int e = threadIdx.x - 2 * kWarpgroup;
     for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
       int mb, nb;
-      ch04::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
+      hopper::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
       epilogue_tile(io, mb, nb, dh_base + (i & 1) * kTileBytes, &dh_full[i & 1], (i >> 1) & 1, e);
       __syncwarp();
-      if (e % 32 == 0) ch04::mbar_arrive(&dh_empty[i & 1]);  // the math may write buffer i & 1 again
+      if (e % 32 == 0) hopper::mbar_arrive(&dh_empty[i & 1]);  // the math may write buffer i & 1 again
     }
     return;
   }
@@ -201,20 +201,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   float acc[1][kBN / 2];
   for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
     const uint32_t first = static_cast<uint32_t>(i) * k_tiles;
-    ch04::issue_k_tiles<L, kStages, 1, kBN>(acc, smem, full, empty, first, k_tiles, c * kRows * ch04::kRowBytes,
+    hopper::issue_k_tiles<L, kStages, 1, kBN>(acc, smem, full, empty, first, k_tiles, c * kRows * hopper::kRowBytes,
                                             thread);
-    ch04::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, first + k_tiles - 1, thread);
+    hopper::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, first + k_tiles - 1, thread);
     uint32_t dh[kPairs];
 #pragma unroll
-    for (int q = 0; q < kPairs; ++q) dh[q] = ch04::pack_bf16x2(acc[0][2 * q], acc[0][2 * q + 1]);  // as cuBLAS
-    if (i >= 2) ch04::mbar_wait(&dh_empty[i & 1], ((i >> 1) - 1) & 1);
+    for (int q = 0; q < kPairs; ++q) dh[q] = hopper::pack_bf16x2(acc[0][2 * q], acc[0][2 * q + 1]);  // as cuBLAS
+    if (i >= 2) hopper::mbar_wait(&dh_empty[i & 1], ((i >> 1) - 1) & 1);
     const uint32_t tile = dh_base + (i & 1) * kTileBytes;
 #pragma unroll
     for (int j = 0; j < kPairs / 2; j += 2)
-      ch04::stage_four<kPanelBytes>(tile, c * kRows, j, dh[2 * j], dh[2 * j + 1], dh[2 * j + 2], dh[2 * j + 3],
+      hopper::stage_four<kPanelBytes>(tile, c * kRows, j, dh[2 * j], dh[2 * j + 1], dh[2 * j + 2], dh[2 * j + 3],
                                     thread);
-    ch04::named_barrier_sync(1 + c, kWarpgroup);
-    if (thread == 0) ch04::mbar_arrive(&dh_full[i & 1]);
+    hopper::named_barrier_sync(1 + c, kWarpgroup);
+    if (thread == 0) hopper::mbar_arrive(&dh_full[i & 1]);
   }
 }
 
@@ -236,15 +236,15 @@ struct Key {
 void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, int64_t ld_gu, bf16* dg,
                         bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
   if (M == 0 || hidden == 0) return;
-  static ch04::SmallCache<Key, Maps, 8> cache;
+  static hopper::SmallCache<Key, Maps, 8> cache;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const Maps maps = cache.get(Key{device, dy, w_down_t, M, dim, hidden}, [&] {
-    return Maps{ch04::tile_map(dy, M, dim, dim, kBM, "dy"), ch04::tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T")};
+    return Maps{hopper::tile_map(dy, M, dim, dim, kBM, "dy", "dgated_gemm"), hopper::tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T", "dgated_gemm")};
   });
-  ch04::allow_smem<dgated_gemm_kernel>(kSmemBytes);
-  const int64_t m_tiles = ch04::ceil_div(M, kBM), n_tiles = ch04::ceil_div(hidden, kBN), k_tiles = ch04::ceil_div(dim, kBK);
-  const int grid = ch04::persistent_grid(m_tiles, n_tiles, k_tiles);
+  hopper::allow_smem<dgated_gemm_kernel>(kSmemBytes);
+  const int64_t m_tiles = hopper::ceil_div(M, kBM), n_tiles = hopper::ceil_div(hidden, kBN), k_tiles = hopper::ceil_div(dim, kBK);
+  const int grid = hopper::persistent_grid(m_tiles, n_tiles, k_tiles, "dgated_gemm");
   const Io io{g, u, dg, du, h, ld_gu, ld_dgu, M, hidden};
   dgated_gemm_kernel<<<grid, kThreads, kSmemBytes, stream>>>(maps.dy, maps.wt, io, static_cast<int>(m_tiles),
                                                             static_cast<int>(n_tiles), static_cast<int>(k_tiles));

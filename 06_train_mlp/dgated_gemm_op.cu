@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <utility>
 
-#include "04_epilogue_mlp/launch.h"
 #include "06_train_mlp/dgated_gemm.h"
 #include "base/error.h"
 #include "cuda/check.h"
 #include "gpu/ops.h"
 #include "gpu/stream.h"
+#include "hopper/launch.h"
 
 #ifndef LADDER_HAVE_SM90A
 #define LADDER_HAVE_SM90A 0
@@ -87,7 +87,7 @@ void geglu_gemm_keep(const ladder::Tensor& x, const ladder::Tensor& w_gate, cons
   ladder::require_flat(ladder::DType::BF16, "geglu_gemm_keep", "w_up", w_up, hidden * dim);
   for (const auto& [t, name] : {std::pair{&h, "h"}, {&g, "g"}, {&u, "u"}})
     ladder::require_flat(ladder::DType::BF16, "geglu_gemm_keep", name, *t, rows * hidden);
-  const ch04::DeviceInfo& gpu = ch04::current_device();
+  const hopper::DeviceInfo& gpu = hopper::current_device();
   const std::string why = dgated_gemm_cannot_run(gpu.major, gpu.minor, dim, hidden);
   if (!why.empty()) throw ladder::Error("geglu_gemm_keep: " + why);
 #if LADDER_HAVE_SM90A
@@ -120,7 +120,7 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
   // TMA's rule for the kernel's tensor maps, and W_down's for the transpose's bf16 pairs
   for (const ladder::Tensor* t : {&dy, &w_down, &w_down_t, &g, &u, &dg, &du, &h})
     require(reinterpret_cast<uintptr_t>(t->data) % 16 == 0, "every tensor must start at a 16-byte aligned address");
-  const ch04::DeviceInfo& gpu = ch04::current_device();  // asked once per device
+  const hopper::DeviceInfo& gpu = hopper::current_device();  // asked once per device
   const std::string why = dgated_gemm_cannot_run(gpu.major, gpu.minor, dim, hidden);
   require(why.empty(), why);
   {

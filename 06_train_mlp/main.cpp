@@ -30,6 +30,93 @@
 
 using namespace ladder;
 
+namespace {
+
+// The step's random inputs: made on the GPU from these seeds and ranges, and the same values made on the CPU
+// (random_values) for its reference.
+struct RandomInputs {
+  int64_t batch, seq, dim, hidden;
+  uint64_t sx, sgu, sdown, sdy;
+  float bd, bh;  // the weights' ranges: +-1/sqrt(fan in)
+
+  ch06::Params on_gpu(DType dt) const {
+    ch06::Params p;
+    p.x = random_tensor({batch, seq, dim}, sx, dt);
+    p.dy = random_tensor({batch, seq, dim}, sdy, dt);
+    p.w_gate_up = random_tensor({2 * hidden, dim}, sgu, dt, -bd, bd);  // [gate.weight; up.weight]
+    p.w_down = random_tensor({dim, hidden}, sdown, dt, -bh, bh);       // down.weight
+    return p;
+  }
+  ch06::MlpValues on_cpu(DType dt) const {
+    const int64_t rows = batch * seq;
+    ch06::MlpValues v{rows,
+                      dim,
+                      hidden,
+                      random_values(rows * dim, sx, dt),
+                      random_values(rows * dim, sdy, dt),
+                      random_values(2 * hidden * dim, sgu, dt, -bd, bd),
+                      random_values(dim * hidden, sdown, dt, -bh, bh)};
+    return v;
+  }
+};
+
+RandomInputs random_inputs(int64_t batch, int64_t seq, int64_t dim, int64_t hidden, uint64_t seed) {
+  const float bd = 1.0f / std::sqrt(float(dim)), bh = 1.0f / std::sqrt(float(hidden));
+  return {batch, seq, dim, hidden, seed + 1, seed + 2, seed + 4, seed + 5, bd, bh};
+}
+
+// The step's inputs, weights and gradients, and at most eight [rows, hidden] tensors the step writes, must fit.
+void require_step_fits(int64_t rows, int64_t dim, int64_t hidden, DType dt) {
+  require_fits({{rows, dim},
+                {rows, dim},
+                {rows, dim},
+                {rows, dim},
+                {rows, dim},
+                {4 * hidden, dim},
+                {2 * dim, hidden},
+                {8 * rows, hidden}},
+               dt);
+}
+
+// Each gradient against the float64 CPU reference, one line each.
+void print_checks(const ch06::Grads& d, ch06::GradReference& ref, int64_t rows, int64_t dim, int64_t hidden,
+                  const Tolerance& tol) {
+  std::vector<int64_t> all_dim = ch06::evenly(dim, dim), some_hidden = ch06::evenly(hidden, 12);
+  fmt::print("check dx:      {}\n",
+             check_output(
+                 d.dx, rows, dim, {ch06::evenly(rows, 12), all_dim},
+                 [&](int64_t m, const auto& cols, double* out) { ref.dx_row(m, cols, out); }, tol, "dx"));
+  fmt::print("check dW_gate: {}\n",
+             check_output(
+                 d.dw_gate(), hidden, dim, {some_hidden, all_dim},
+                 [&](int64_t j, const auto& cols, double* out) { ref.dw_gate_row(j, cols, out); }, tol, "dW_gate"));
+  fmt::print("check dW_up:   {}\n",
+             check_output(
+                 d.dw_up(), hidden, dim, {some_hidden, all_dim},
+                 [&](int64_t j, const auto& cols, double* out) { ref.dw_up_row(j, cols, out); }, tol, "dW_up"));
+  fmt::print("check dW_down: {}\n",
+             check_output(
+                 d.dw_down, dim, hidden, {ch06::evenly(dim, 64), some_hidden},
+                 [&](int64_t n, const auto& cols, double* out) { ref.dw_down_row(n, cols, out); }, tol, "dW_down"));
+}
+
+// What the forward kept for the backward, by name, and what the allocator saw: left allocated besides y, and the peak.
+void print_held(const std::vector<std::pair<std::string, size_t>>& held, int64_t held_measured, int64_t peak,
+                const Tensor& x) {
+  size_t held_sum = 0;
+  std::string names;
+  for (const auto& [name, bytes] : held) {
+    held_sum += bytes;
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  fmt::print(
+      "held for backward beyond x and the weights: {} = {:.1f} MB (x: {:.1f} MB); the allocator: {:.1f} MB "
+      "left allocated by the forward besides y, peak {:.1f} MB above the step's start\n",
+      names.empty() ? "nothing" : names, held_sum / 1e6, x.nbytes() / 1e6, held_measured / 1e6, peak / 1e6);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   int64_t batch = 64, seq = 128, dim = 768, hidden = 3072;
   std::string mode_arg = "eager";
@@ -57,25 +144,10 @@ int main(int argc, char** argv) {
       throw UsageError(why);
     const DType dt = DType::BF16;
     const int64_t rows = batch * seq;
-    // Inputs, weights, gradients, and at most eight [rows, hidden] tensors the step writes.
-    require_fits({{rows, dim},
-                  {rows, dim},
-                  {rows, dim},
-                  {rows, dim},
-                  {rows, dim},
-                  {4 * hidden, dim},
-                  {2 * dim, hidden},
-                  {8 * rows, hidden}},
-                 dt);
+    require_step_fits(rows, dim, hidden, dt);
 
-    // Random inputs made on the GPU; the CPU makes the same values (random_values) for its reference.
-    const float bd = 1.0f / std::sqrt(float(dim)), bh = 1.0f / std::sqrt(float(hidden));
-    const uint64_t sx = common.seed + 1, sgu = common.seed + 2, sdown = common.seed + 4, sdy = common.seed + 5;
-    ch06::Params p;
-    p.x = random_tensor({batch, seq, dim}, sx, dt);
-    p.dy = random_tensor({batch, seq, dim}, sdy, dt);
-    p.w_gate_up = random_tensor({2 * hidden, dim}, sgu, dt, -bd, bd);  // [gate.weight; up.weight]
-    p.w_down = random_tensor({dim, hidden}, sdown, dt, -bh, bh);       // down.weight
+    const RandomInputs inputs = random_inputs(batch, seq, dim, hidden, common.seed);
+    const ch06::Params p = inputs.on_gpu(dt);
     const ch06::Grads d = ch06::grads_like(p);
     ch06::TrainStep step(mode, p, d);
 
@@ -96,38 +168,10 @@ int main(int argc, char** argv) {
       step.backward();  // the copies of the check below wait for it
       peak = memory_totals().peak_allocated - before;
     }
-    ch06::GradReference ref({rows, dim, hidden, random_values(rows * dim, sx, dt), random_values(rows * dim, sdy, dt),
-                             random_values(2 * hidden * dim, sgu, dt, -bd, bd),
-                             random_values(dim * hidden, sdown, dt, -bh, bh)});
-    std::vector<int64_t> all_dim = ch06::evenly(dim, dim), some_hidden = ch06::evenly(hidden, 12);
-    const Tolerance tol = tolerance_for(dt, rows);
+    ch06::GradReference ref(inputs.on_cpu(dt));
     fmt::print("mode: {}\n", ch06::mode_name(mode));
-    fmt::print("check dx:      {}\n",
-               check_output(
-                   d.dx, rows, dim, {ch06::evenly(rows, 12), all_dim},
-                   [&](int64_t m, const auto& cols, double* out) { ref.dx_row(m, cols, out); }, tol, "dx"));
-    fmt::print("check dW_gate: {}\n",
-               check_output(
-                   d.dw_gate(), hidden, dim, {some_hidden, all_dim},
-                   [&](int64_t j, const auto& cols, double* out) { ref.dw_gate_row(j, cols, out); }, tol, "dW_gate"));
-    fmt::print("check dW_up:   {}\n",
-               check_output(
-                   d.dw_up(), hidden, dim, {some_hidden, all_dim},
-                   [&](int64_t j, const auto& cols, double* out) { ref.dw_up_row(j, cols, out); }, tol, "dW_up"));
-    fmt::print("check dW_down: {}\n",
-               check_output(
-                   d.dw_down, dim, hidden, {ch06::evenly(dim, 64), some_hidden},
-                   [&](int64_t n, const auto& cols, double* out) { ref.dw_down_row(n, cols, out); }, tol, "dW_down"));
-    size_t held_sum = 0;
-    std::string names;
-    for (const auto& [name, bytes] : held) {
-      held_sum += bytes;
-      names += (names.empty() ? "" : ", ") + name;
-    }
-    fmt::print(
-        "held for backward beyond x and the weights: {} = {:.1f} MB (x: {:.1f} MB); the allocator: {:.1f} MB "
-        "left allocated by the forward besides y, peak {:.1f} MB above the step's start\n",
-        names.empty() ? "nothing" : names, held_sum / 1e6, p.x.nbytes() / 1e6, held_measured / 1e6, peak / 1e6);
+    print_checks(d, ref, rows, dim, hidden, tolerance_for(dt, rows));
+    print_held(held, held_measured, peak, p.x);
     // dg and du are bit-identical in every mode: the fused kernel rounds as eager's three kernels do.
     fmt::print("output checksum: {:#018x} (dg and du)\n", step.dg_du_checksum());
     step.keep_dg_du(false);

@@ -11,13 +11,13 @@
 #include "03_fused_mlp/kernels.cuh"
 #include "03_simple_mlp/kernels.cuh"
 #include "04_epilogue_mlp/kernels.cuh"
-#include "04_epilogue_mlp/launch.h"  // current_device
 #include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/kernels.cuh"
 #include "base/error.h"
 #include "cuda/check.h"
 #include "gpu/memory.h"
 #include "gpu/ops.h"
+#include "hopper/launch.h"  // current_device
 #include "profiler/profiler.h"
 
 namespace ch06 {
@@ -118,7 +118,7 @@ Grads grads_like(const Params& p) {
 TrainStep::TrainStep(Mode mode, const Params& params, const Grads& grads)
     : mode_(mode), p_(params), d_(grads), dim_(params.x.size(-1)), hidden_(params.w_down.size(1)) {
   rows_ = p_.x.numel() / dim_;
-  const ch04::DeviceInfo& gpu = ch04::current_device();
+  const hopper::DeviceInfo& gpu = hopper::current_device();
   dgated_ = mode_ == Mode::Epilogue ||
             (mode_ == Mode::Recompute && dgated_gemm_cannot_run(gpu.major, gpu.minor, dim_, hidden_).empty());
 }
@@ -161,89 +161,122 @@ void TrainStep::forward() {
   ops::linear(h_.reshape(shape3), p_.w_down, nullptr, y_);
 }
 
+// The backward, node by node as autograd runs it, in stages named for what they do. Each stage frees what autograd
+// frees after the node that used it last, so the allocator's curve has PyTorch's shape.
 void TrainStep::backward() {
+  const Tensor dy2 = dy_rows();
+  if (mode_ == Mode::Recompute) replay_g_u();
+  if (dgated_) {  // epilogue, and recompute where dgated_gemm runs
+    dgated_backward(dy2);
+  } else {
+    down_backward(dy2);
+    if (mode_ == Mode::Eager) {
+      eager_down_views();
+      eager_gelu_mul_backward();
+      eager_gate_up_backward();
+    } else {  // fused, and recompute without dgated_gemm
+      fused_gelu_mul_backward();
+      stacked_gate_up_backward();
+    }
+  }
+  y_ = {};
+}
+
+Tensor TrainStep::x_rows() const { return p_.x.reshape({rows_, dim_}); }
+
+// y's gradient as [rows, dim]: the view aten::linear made of its 3-D output, undone.
+Tensor TrainStep::dy_rows() {
+  Node n("UnsafeViewBackward0");
+  return ops::reshape(p_.dy, {rows_, dim_});
+}
+
+// Recompute: the forward kept only x, so g and u again, before the first node that needs them. Where dgated_gemm
+// runs, as one GEMM of the stacked weight, [g | u] = x @ [W_gate; W_up]^T, and then the backward is epilogue's (its
+// kernel makes h); elsewhere as two GEMMs and gelu_mul for h, and then fused's backward.
+void TrainStep::replay_g_u() {
   const auto dt = ladder::DType::BF16;
-  const Tensor x2 = p_.x.reshape({rows_, dim_});
-  Tensor dy2;
-  {
-    Node n("UnsafeViewBackward0");
-    dy2 = ops::reshape(p_.dy, {rows_, dim_});
-  }
-  if (mode_ == Mode::Recompute) {
-    // The forward kept only x: g and u again, before the first node that needs them. Where dgated_gemm runs, as one
-    // GEMM of the stacked weight, [g | u] = x @ [W_gate; W_up]^T, and then the backward is epilogue's (its kernel makes
-    // h); elsewhere as two GEMMs and gelu_mul for h, and then fused's backward.
-    Node n("GegluGemmBackward");
-    if (dgated_) {
-      gu_ = ladder::empty({rows_, 2 * hidden_}, dt);
-      ops::mm(x2, ops::t(p_.w_gate_up), gu_);
-      g_ = cols_of(gu_, 0, hidden_);
-      u_ = cols_of(gu_, hidden_, hidden_);
-    } else {
-      g_ = ladder::empty({rows_, hidden_}, dt);
-      ops::mm(x2, ops::t(p_.w_gate()), g_);
-      u_ = ladder::empty({rows_, hidden_}, dt);
-      ops::mm(x2, ops::t(p_.w_up()), u_);
-      h_ = ladder::empty({rows_, hidden_}, dt);
-      ch03::gelu_mul(g_, u_, h_);
-    }
-  }
+  const Tensor x2 = x_rows();
+  Node n("GegluGemmBackward");
   if (dgated_) {
-    {
-      // down's dgrad and the gelu_mul backward in one kernel: dh stays on chip; dg, du and h come out.
-      Node n("DgatedGemmBackward");
-      dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);
-      dg_ = cols_of(dgu_, 0, hidden_);
-      du_ = cols_of(dgu_, hidden_, hidden_);
-      h_ = ladder::empty({rows_, hidden_}, dt);
-      w_down_t_ = ladder::empty({hidden_, dim_}, dt);
-      dgated_gemm(dy2, p_.w_down, w_down_t_, g_, u_, dg_, du_, h_);
-    }
-    w_down_t_ = g_ = u_ = gu_ = {};
-    {
-      Node n("MmBackward0");  // down's weight gradient, from the h the epilogue made
-      ops::mm(ops::t(dy2), h_, d_.dw_down);
-    }
-    h_ = {};
-    {
-      Node n("MmBackward0");  // gate and up as one Linear of the stacked weight, as in fused
-      ops::mm(dgu_, p_.w_gate_up, d_.dx.reshape({rows_, dim_}));
-      ops::mm(ops::t(dgu_), x2, d_.dw_gate_up);
-    }
-    if (!keep_dg_du_) dgu_ = dg_ = du_ = {};
-    y_ = {};
-    return;
+    gu_ = ladder::empty({rows_, 2 * hidden_}, dt);
+    ops::mm(x2, ops::t(p_.w_gate_up), gu_);
+    g_ = cols_of(gu_, 0, hidden_);
+    u_ = cols_of(gu_, hidden_, hidden_);
+  } else {
+    g_ = ladder::empty({rows_, hidden_}, dt);
+    ops::mm(x2, ops::t(p_.w_gate()), g_);
+    u_ = ladder::empty({rows_, hidden_}, dt);
+    ops::mm(x2, ops::t(p_.w_up()), u_);
+    h_ = ladder::empty({rows_, hidden_}, dt);
+    ch03::gelu_mul(g_, u_, h_);
   }
+}
+
+// Epilogue (and recompute on Hopper): down's dgrad and the gelu_mul backward in one kernel, then down's weight
+// gradient from the h that kernel made, then gate and up as one Linear.
+void TrainStep::dgated_backward(const Tensor& dy2) {
+  const auto dt = ladder::DType::BF16;
   {
-    // down: y = h @ W_down^T. dh = dy @ W_down; dW_down = (dy^T @ h), written straight into the gradient.
+    // down's dgrad and the gelu_mul backward in one kernel: dh stays on chip; dg, du and h come out.
+    Node n("DgatedGemmBackward");
+    dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);
+    dg_ = cols_of(dgu_, 0, hidden_);
+    du_ = cols_of(dgu_, hidden_, hidden_);
+    h_ = ladder::empty({rows_, hidden_}, dt);
+    w_down_t_ = ladder::empty({hidden_, dim_}, dt);
+    dgated_gemm(dy2, p_.w_down, w_down_t_, g_, u_, dg_, du_, h_);
+  }
+  w_down_t_ = g_ = u_ = gu_ = {};
+  {
+    Node n("MmBackward0");  // down's weight gradient, from the h the epilogue made
+    ops::mm(ops::t(dy2), h_, d_.dw_down);
+  }
+  h_ = {};
+  stacked_gate_up_backward();
+}
+
+// down: y = h @ W_down^T. dh = dy @ W_down; dW_down = (dy^T @ h), written straight into the gradient. h, down's saved
+// input, is released with its node.
+void TrainStep::down_backward(const Tensor& dy2) {
+  {
     Node n("MmBackward0");
     const Tensor mat2 = p_.w_down.t();
-    dh_ = ladder::empty({rows_, hidden_}, dt);
+    dh_ = ladder::empty({rows_, hidden_}, ladder::DType::BF16);
     ops::mm(dy2, ops::t(mat2), dh_);
     ops::mm(ops::t(dy2), h_, d_.dw_down);
     ops::t(d_.dw_down);
   }
-  h_ = {};                     // down's saved input, released with its node
-  if (mode_ != Mode::Eager) {  // fused, and recompute without dgated_gemm, from here on
-    {
-      Node n("GeluMulBackward");  // the fused op's own node: dg and du in one kernel, side by side in [dg | du]
-      dgu_ = ladder::empty({rows_, 2 * hidden_}, dt);
-      dg_ = cols_of(dgu_, 0, hidden_);
-      du_ = cols_of(dgu_, hidden_, hidden_);
-      gelu_mul_backward(dh_, g_, u_, dg_, du_);
-    }
-    dh_ = g_ = u_ = {};
-    {
-      // gate and up as one Linear of the stacked weight: dx = [dg | du] @ [W_gate; W_up], [dW_gate; dW_up] =
-      // [dg | du]^T @ x. One GEMM each, with K = 2 hidden for dx.
-      Node n("MmBackward0");
-      ops::mm(dgu_, p_.w_gate_up, d_.dx.reshape({rows_, dim_}));
-      ops::mm(ops::t(dgu_), x2, d_.dw_gate_up);
-    }
-    if (!keep_dg_du_) dgu_ = dg_ = du_ = {};
-    y_ = {};
-    return;
+  h_ = {};
+}
+
+// Fused (and recompute without dgated_gemm): the fused op's own node, dg and du in one kernel, side by side in
+// [dg | du].
+void TrainStep::fused_gelu_mul_backward() {
+  {
+    Node n("GeluMulBackward");
+    dgu_ = ladder::empty({rows_, 2 * hidden_}, ladder::DType::BF16);
+    dg_ = cols_of(dgu_, 0, hidden_);
+    du_ = cols_of(dgu_, hidden_, hidden_);
+    gelu_mul_backward(dh_, g_, u_, dg_, du_);
   }
+  dh_ = g_ = u_ = {};
+}
+
+// Gate and up as one Linear of the stacked weight (every mode but eager): dx = [dg | du] @ [W_gate; W_up],
+// [dW_gate; dW_up] = [dg | du]^T @ x. One GEMM each, with K = 2 hidden for dx.
+void TrainStep::stacked_gate_up_backward() {
+  {
+    Node n("MmBackward0");
+    ops::mm(dgu_, p_.w_gate_up, d_.dx.reshape({rows_, dim_}));
+    ops::mm(ops::t(dgu_), x_rows(), d_.dw_gate_up);
+  }
+  if (!keep_dg_du_) dgu_ = dg_ = du_ = {};
+}
+
+// Eager: the rest of down's nodes as autograd records them. The view and the transpose move no data and launch no
+// kernel, and AccumulateGrad of a first gradient stores it as it is: they are run only so that the trace has
+// PyTorch's nodes and ranges, op for op.
+void TrainStep::eager_down_views() {
   {
     Node n("ViewBackward0");
     ops::reshape(dh_, {p_.x.size(0), p_.x.size(1), hidden_});
@@ -253,8 +286,14 @@ void TrainStep::backward() {
     ops::t(d_.dw_down.t());
   }
   accumulate_grad();
+}
+
+// Eager: h = a * u with a = gelu(g), as two of autograd's nodes: MulBackward0 (grad of a is dh * u, grad of u is
+// dh * a), then GeluBackward0 (dg from the grad of a and g).
+void TrainStep::eager_gelu_mul_backward() {
+  const auto dt = ladder::DType::BF16;
   {
-    Node n("MulBackward0");  // h = a * u: grad of a is dh * u, grad of u is dh * a
+    Node n("MulBackward0");
     dh_u_ = ladder::empty({rows_, hidden_}, dt);
     ch03::mul(dh_, u_, dh_u_);
     du_ = ladder::empty({rows_, hidden_}, dt);
@@ -267,41 +306,47 @@ void TrainStep::backward() {
     gelu_backward(dh_u_, g_, dg_);  // eager only, as PyTorch's node runs it: so the trace matches torch's op for op
   }
   dh_u_ = g_ = {};
-  // up, then gate: each Linear's nodes, as for down. x's two gradients meet in the engine's input buffer, which adds
-  // the second to the first in place (aten::add_ under the node that produced the second).
+}
+
+// Eager: up, then gate, each Linear's nodes as for down. x's two gradients meet in the engine's input buffer, which
+// adds the second to the first in place (aten::add_ under the node that produced the second).
+void TrainStep::eager_gate_up_backward() {
   const Tensor dx2 = d_.dx.reshape({rows_, dim_});
-  for (int which = 0; which < 2; ++which) {
-    const bool up = which == 0;
-    const Tensor w = up ? p_.w_up() : p_.w_gate(), dw = up ? d_.dw_up() : d_.dw_gate();
-    if (!up) dx_part_ = ladder::empty({rows_, dim_}, dt);
-    const Tensor dx_here = up ? dx2 : dx_part_;
-    Tensor grad2;
-    {
-      Node n("UnsafeViewBackward0");
-      grad2 = ops::reshape(up ? du_ : dg_, {rows_, hidden_});
-    }
-    {
-      Node n("MmBackward0");
-      ops::mm(grad2, ops::t(w.t()), dx_here);
-      ops::mm(ops::t(grad2), x2, dw);
-      ops::t(dw);
-    }
-    grad2 = {};
-    if (!keep_dg_du_) (up ? du_ : dg_) = {};  // its last user ran: released
-    {
-      Node n("ViewBackward0");
-      ops::reshape(dx_here, p_.x.shape);
-      if (!up) add_(dx2, dx_part_);  // eager only: PyTorch's engine adds x's two gradients here, so the trace does too
-    }
-    {
-      Node n("TBackward0");
-      ops::t(dw.t());
-    }
-    accumulate_grad();
-  }
+  eager_linear_backward(/*up=*/true, dx2);
+  eager_linear_backward(/*up=*/false, dx2);
   dx_part_ = {};
   accumulate_grad();  // x's
-  y_ = {};
+}
+
+// One of eager's two input Linears (up, or gate): its gradient's view, its MmBackward0 (x's gradient, up's into dx2
+// and gate's into a buffer added to it, and the weight's), the views back, and its weight's AccumulateGrad.
+void TrainStep::eager_linear_backward(bool up, const Tensor& dx2) {
+  const Tensor w = up ? p_.w_up() : p_.w_gate(), dw = up ? d_.dw_up() : d_.dw_gate();
+  if (!up) dx_part_ = ladder::empty({rows_, dim_}, ladder::DType::BF16);
+  const Tensor dx_here = up ? dx2 : dx_part_;
+  Tensor grad2;
+  {
+    Node n("UnsafeViewBackward0");
+    grad2 = ops::reshape(up ? du_ : dg_, {rows_, hidden_});
+  }
+  {
+    Node n("MmBackward0");
+    ops::mm(grad2, ops::t(w.t()), dx_here);
+    ops::mm(ops::t(grad2), x_rows(), dw);
+    ops::t(dw);
+  }
+  grad2 = {};
+  if (!keep_dg_du_) (up ? du_ : dg_) = {};  // its last user ran: released
+  {
+    Node n("ViewBackward0");
+    ops::reshape(dx_here, p_.x.shape);
+    if (!up) add_(dx2, dx_part_);  // eager only: PyTorch's engine adds x's two gradients here, so the trace does too
+  }
+  {
+    Node n("TBackward0");
+    ops::t(dw.t());
+  }
+  accumulate_grad();
 }
 
 std::vector<std::pair<std::string, size_t>> TrainStep::held_for_backward() const {

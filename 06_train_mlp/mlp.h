@@ -79,6 +79,19 @@ class TrainStep {
   uint64_t dg_du_checksum() const;
 
  private:
+  // The backward's stages, in the order backward() runs them (mlp.cpp says which modes run which).
+  ladder::Tensor x_rows() const;  // x as [rows, dim], a view
+  ladder::Tensor dy_rows();
+  void replay_g_u();
+  void dgated_backward(const ladder::Tensor& dy2);
+  void down_backward(const ladder::Tensor& dy2);
+  void fused_gelu_mul_backward();
+  void stacked_gate_up_backward();
+  void eager_down_views();
+  void eager_gelu_mul_backward();
+  void eager_gate_up_backward();
+  void eager_linear_backward(bool up, const ladder::Tensor& dx2);
+
   Mode mode_;
   Params p_;
   Grads d_;

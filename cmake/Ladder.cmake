@@ -234,6 +234,22 @@ function(ladder_static_libstdcxx_compiler out)
   set(${out} "${why}" PARENT_SCOPE)
 endfunction()
 
+# ladder_add_torch_ops(SOURCES... LIBS...): a chapter after 05 adds its PyTorch ops to chapter 05's op library
+# (ladder_torch_ops, built with -DLADDER_TORCH=ON): its C++ files (TORCH_LIBRARY_FRAGMENT(ladder, ...)) are compiled
+# into it and its kernel libraries linked. The chapter names 05's library, never the other way round: 05 collects
+# what was added before its own folder is read, and a call after that adds to the library directly.
+function(ladder_add_torch_ops)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  list(TRANSFORM T_SOURCES PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  if(TARGET ladder_torch_ops)
+    target_sources(ladder_torch_ops PRIVATE ${T_SOURCES})
+    target_link_libraries(ladder_torch_ops PRIVATE ${T_LIBS})
+  else()
+    set_property(GLOBAL APPEND PROPERTY ladder_torch_ops_sources ${T_SOURCES})
+    set_property(GLOBAL APPEND PROPERTY ladder_torch_ops_libs ${T_LIBS})
+  endif()
+endfunction()
+
 # ladder_python_loaded(TARGET): TARGET is a shared library that Python loads; after every link, check that it needs
 # libstdc++.so.6 and defines no std:: facet id (readelf -d, nm -D), and fail the build otherwise.
 function(ladder_python_loaded target)

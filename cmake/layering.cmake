@@ -3,11 +3,14 @@
 # a benchmark may include whatever it measures.
 #
 # The rooms of common/, each allowed only itself and the rooms below it (include by room: "gpu/ops.h"):
-#     chapter -> gpu -> profiler -> {trace, cuda} -> base,   and work -> trace (the ladder's ops' FLOP formulas)
+#     chapter -> hopper -> gpu -> profiler -> {trace, cuda} -> base, and work -> trace (the ladder's ops' FLOP formulas)
+# (hopper: the machinery of the Hopper kernels, ptx.cuh, pipeline.cuh, the tensor maps, that chapters 04 and 06 share.)
 # tools/ (ladder-trace, its Python package) may include base, trace, work and the files beside it: never a chapter,
 # never CUDA; nanobind only in tools/python/.
-# A chapter (0N_name/) may include any room of common/, its own folder, and the folders of chapters up to its number
-# ("03_fused_mlp/kernels.cuh" from 04_epilogue_mlp/): never a later chapter.
+# A chapter (0N_name/) may include any room of common/, its own folder, and an earlier chapter through that chapter's
+# API only: its kernels.cuh ("03_fused_mlp/kernels.cuh" from 04_epilogue_mlp/), and the headers api_<chapter> names
+# below; never the earlier chapter's other files (its internals), never a later chapter. No chapter has an exception:
+# what two chapters share is a room of common/ (04's Hopper machinery is common/hopper/).
 # Inside trace/, four parts, a folder each (common/trace/<part>/), each allowed only itself and the parts before it
 # (the arrows one way):
 #     renderers -> analyses -> model -> text
@@ -19,13 +22,14 @@
 # Headers in angle brackets: the C++ standard library everywhere, and beyond it only what the room's list names below;
 # a tests/ folder adds GoogleTest and nlohmann-json. Each failure names the file, the line and the rule it broke.
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
-set(rooms base trace work cuda profiler gpu chapter)
+set(rooms base trace work cuda profiler gpu hopper chapter)
 set(below_base base)
 set(below_trace base trace)
 set(below_work base trace work)
 set(below_cuda base cuda)
 set(below_profiler base cuda trace profiler)
 set(below_gpu base cuda trace profiler gpu)
+set(below_hopper base cuda trace profiler gpu hopper)
 set(below_chapter ${rooms})
 set(below_tools base trace work)
 set(trace_parts text model analyses renderers)  # in order: each may include the ones before it
@@ -53,14 +57,20 @@ set(allow_work "fmt/")
 set(allow_cuda "fmt/|${cuda}")
 set(allow_profiler "fmt/|${cuda}|${posix}")
 set(allow_gpu "fmt/|${cuda}")
+set(allow_hopper "fmt/|${cuda}")
 set(allow_chapter "fmt/|CLI/|${cuda}|${posix}")
 set(allow_tools "fmt/|CLI/|${posix}|${network}")
 set(allow_chapters "fmt/|CLI/|${cuda}|${cuda_device}")  # every chapter's folder
-set(allow_05_torch_op "torch/|ATen/|c10/")                # and what a chapter adds: PyTorch's C++ API,
-set(allow_07_tp_mlp "mpi\\.h$|nccl\\.h$|${posix}")          # MPI, NCCL and POSIX
+set(torch "torch/|ATen/|c10/")
+set(allow_05_torch_op "${torch}")                     # and what a chapter adds: PyTorch's C++ API (05's op library,
+set(allow_06_train_mlp "${torch}")                    # which 06 adds its ops to), MPI, NCCL and POSIX
+set(allow_07_tp_mlp "mpi\\.h$|nccl\\.h$|${posix}")
 set(allow_tests "gtest/|gmock/|nlohmann/")
-# A later chapter a chapter may include, beyond those up to its number: 05's op library wraps 06's backward kernel.
-set(later_05_torch_op 06_train_mlp)
+# What a chapter offers the later ones, beyond its kernels.cuh: 04's overlap kernel as a template (overlap.cuh), which
+# 06's training forward instantiates with its kKeep flag; 05's op library, to which a later chapter adds its PyTorch
+# ops (torch_op.h: the input checks and the launcher call every op shares).
+set(api_04_epilogue_mlp overlap.cuh)
+set(api_05_torch_op torch_op.h)
 
 set(broken "")
 set(count 0)
@@ -78,7 +88,8 @@ foreach(rel ${files})
     endif()
     set(quoted ${below_${room}})
     set(allowed "${allow_${room}}")
-    set(rule "${room} may include only ${below_${room}} (chapter -> gpu -> profiler -> {trace, cuda} -> base)")
+    string(CONCAT rule "${room} may include only ${below_${room}} "
+           "(chapter -> hopper -> gpu -> profiler -> {trace, cuda} -> base)")
     if(room STREQUAL "trace" AND NOT rel MATCHES "^common/trace/tests/")
       trace_part(${rel} part)
       if(part LESS 0)
@@ -106,12 +117,11 @@ foreach(rel ${files})
         list(APPEND quoted ${c})
       endif()
     endforeach()
-    list(APPEND quoted ${later_${room}})
     set(allowed "${allow_chapters}")
     if(DEFINED allow_${room})
       set(allowed "${allowed}|${allow_${room}}")
     endif()
-    set(rule "${room} may include common/'s rooms and chapters up to ${number}")
+    set(rule "${room} may include common/'s rooms and chapters up to ${number}: never a later chapter")
   endif()
   if(rel MATCHES "/tests/")
     set(allowed "${allowed}|${allow_tests}")
@@ -132,6 +142,15 @@ foreach(rel ${files})
         set(why "include by room or folder (\"gpu/${path}\", \"trace/<part>/${path}\"), ${says_where}")
       elseif(NOT top IN_LIST quoted)
         set(why "${rule}")
+      elseif(top MATCHES "^[0-9][0-9]_" AND NOT top STREQUAL room)
+        # An earlier chapter's file: only its API (kernels.cuh and its api_ list), never its internals.
+        set(api kernels.cuh ${api_${top}})
+        string(REGEX REPLACE "^[^/]+/" "" file_in "${path}")
+        if(NOT file_in IN_LIST api)
+          string(REPLACE ";" ", " api_list "${api}")
+          string(CONCAT why "a chapter uses an earlier one only through its API (${top}/: ${api_list}), never its "
+                 "internals; what chapters share is a room of common/")
+        endif()
       elseif(top STREQUAL "trace" AND NOT path MATCHES "^trace/tests/")
         trace_part(${path} included_part)
         if(included_part LESS 0)

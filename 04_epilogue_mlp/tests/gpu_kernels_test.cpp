@@ -32,7 +32,6 @@
 
 #include "03_fused_mlp/kernels.cuh"  // chapter 03's gelu_mul, for the bit-identity tests
 #include "04_epilogue_mlp/kernels.cuh"
-#include "04_epilogue_mlp/launch.h"  // persistent_grid
 #include "chapter/compare.h"
 #include "chapter/reference.h"
 #include "cuda/check.h"
@@ -41,6 +40,7 @@
 #include "gpu/stream.h"
 #include "gpu/tests/kernel_test_util.h"
 #include "gpu/values.h"
+#include "hopper/launch.h"  // persistent_grid
 
 namespace {
 
@@ -276,11 +276,11 @@ TEST(EpilogueKernels, FewerSmsSameBits) {
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  EXPECT_EQ(ch04::persistent_grid(64, 48, 12), std::min(64 * 48, sms));
+  EXPECT_EQ(hopper::persistent_grid(64, 48, 12, "geglu_gemm"), std::min(64 * 48, sms));
   {
     const ladder::GemmSmLimit limit(7);
-    EXPECT_EQ(ch04::persistent_grid(64, 48, 12), 7);
-    EXPECT_EQ(ch04::persistent_grid(2, 2, 12), 4);
+    EXPECT_EQ(hopper::persistent_grid(64, 48, 12, "geglu_gemm"), 7);
+    EXPECT_EQ(hopper::persistent_grid(2, 2, 12, "geglu_gemm"), 4);
   }
   for (const Shape3& s : {Shape3{8192, 768, 3072}, Shape3{129, 1000, 1032}, Shape3{3, 24, 16}}) {
     const Problem p(s.M, s.dim, s.hidden, 1300 + s.M);

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "03_fused_mlp/kernels.cuh"
-#include "04_epilogue_mlp/launch.h"
 #include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/kernels.cuh"
 #include "06_train_mlp/reference.h"
@@ -29,6 +28,7 @@
 #include "gpu/ops.h"
 #include "gpu/tests/kernel_test_util.h"
 #include "gpu/values.h"
+#include "hopper/launch.h"
 
 namespace {
 
@@ -48,7 +48,7 @@ Tensor columns(const Tensor& t, int64_t first, int64_t count) {  // [rows, count
 
 TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
   SKIP_WITHOUT_GPU();
-  const ch04::DeviceInfo& gpu = ch04::current_device();
+  const hopper::DeviceInfo& gpu = hopper::current_device();
   if (const std::string why = ch06::dgated_gemm_cannot_run(gpu.major, gpu.minor, 8, 8); !why.empty())
     GTEST_SKIP() << why;
   for (auto [M, dim, hidden] : {std::tuple<int64_t, int64_t, int64_t>{1, 64, 256},

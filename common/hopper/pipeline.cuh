@@ -1,7 +1,8 @@
-// What every Hopper variant of chapter 04 shares, written once: the tile geometry, the shared-memory layout, the ring
-// of pipeline stages and its barriers, the producer that fills it with TMA, one stage of wgmma, the consumer's main
-// loop (pingpong and coop), and the TMA store of a staged output tile. The variant files (1_teach.cu .. 5_fast.cu)
-// show what each one does with these.
+// What the ladder's Hopper GEMMs share, written once: the tile geometry, the shared-memory layout, the ring of
+// pipeline stages and its barriers, the producer that fills it with TMA (x and a stacked gate/up weight tile), one
+// stage of wgmma, the consumer's main loop, and the TMA store of a staged output tile. Chapter 04's variant files
+// (1_teach.cu .. 5_fast.cu) show what each of its kernels does with these; 06's dgated_gemm.cu builds its own producer
+// from the same ring.
 //
 // THE MACHINERY, in one paragraph each:
 //  - TMA (cp.async.bulk.tensor): the copy engine moves whole 2-D tiles global -> shared, zero-filling rows and columns
@@ -13,16 +14,16 @@
 //    epilogue. They meet only at the barriers, so loads for later k-tiles run while the tensor cores work.
 //  - 128-byte swizzle: TMA writes each 64-element (128-byte) row of a tile with its 16-byte chunks XOR-permuted by the
 //    row index (mod 8), which is the layout wgmma's shared-memory descriptors read without bank conflicts, and the one
-//    the epilogue writes so that the TMA store can read it back (epilogue.cuh).
+//    the epilogue writes so that the TMA store can read it back (staging.cuh).
 #pragma once
 
 #include <cuda.h>
 
 #include <cstdint>
 
-#include "04_epilogue_mlp/ptx.cuh"
+#include "hopper/ptx.cuh"
 
-namespace ch04 {
+namespace hopper {
 
 constexpr int kBK = 64;             // k extent of one pipeline stage: 64 bf16 = 128 bytes = one swizzled row
 constexpr int kRowBytes = kBK * 2;  // bytes of one tile row in shared memory
@@ -171,4 +172,4 @@ __device__ __forceinline__ void store_tile(const CUtensorMap* map_m, const uint8
   bulk_commit_group();
 }
 
-}  // namespace ch04
+}  // namespace hopper

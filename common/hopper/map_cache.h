@@ -1,6 +1,6 @@
-// A small cache of values built once per key and remembered: chapter 04 keeps the tensor maps of the last few
+// A small cache of values built once per key and remembered: the Hopper kernels keep the tensor maps of the last few
 // problems (pointers and sizes) in one, so a forward called again with the same tensors encodes nothing. Plain C++
-// (tests/cpu_rules_test.cpp tests it), safe to call from several threads.
+// (tests/cpu_map_cache_test.cpp tests it), safe to call from several threads.
 #pragma once
 
 #include <array>
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <utility>
 
-namespace ch04 {
+namespace hopper {
 
 // What a problem's tensor maps depend on: the device, the four pointers, the sizes and the boxes' row counts.
 struct ProblemKey {
@@ -50,4 +50,4 @@ class SmallCache {
   int64_t builds_ = 0;
 };
 
-}  // namespace ch04
+}  // namespace hopper

@@ -1,14 +1,15 @@
-// Chapter 04's Hopper instructions, one small wrapper each, named for its contract, so the variant files read as
-// steps of the algorithm: mbarriers, TMA loads and stores, bulk groups, fences, named barriers, setmaxnreg, stmatrix
-// and, at the end, wgmma (its descriptor and the two inline blocks that issue it). Every one of them exists only in the
-// sm_90a target: this header is included by the Hopper variant files (1_teach.cu .. 5_fast.cu) alone.
+// The Hopper instructions the ladder's wgmma kernels use, one small wrapper each, named for its contract, so a kernel
+// reads as steps of its algorithm: mbarriers, TMA loads and stores, bulk groups, fences, named barriers, setmaxnreg,
+// stmatrix and, at the end, wgmma (its descriptor and the two inline blocks that issue it). Every one of them exists
+// only in the sm_90a target: this header is included by files compiled for sm_90a alone (04's Hopper variants,
+// 1_teach.cu .. 5_fast.cu, and 06's dgated_gemm.cu and geglu_gemm_keep.cu).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a type only: nothing here links libcuda)
 
 #include <cstdint>
 
-namespace ch04 {
+namespace hopper {
 
 // The 32-bit shared-memory address of a pointer into shared memory: what every PTX instruction on shared memory
 // (mbarrier, TMA, stmatrix, wgmma descriptors) takes.
@@ -209,9 +210,8 @@ __device__ __forceinline__ uint64_t sw128_kmajor_desc(uint32_t smem_addr) {
 // shared memory through descriptors, both K-major (x rows and weight rows have k contiguous, so no transposes: the
 // trailing "1, 1, 0, 0" are scale-a, scale-b, transpose-a, transpose-b). `accumulate` == 0 makes it D = A * B, which
 // spares zeroing 64-128 registers at every tile's start. The register list is the accumulator fragment described in
-// epilogue.cuh ("THE PAIRING"): d[i] holds row 16 * warp + lane / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2 * (lane
-// % 4)
-// + i % 2.
+// 04_epilogue_mlp/epilogue.cuh ("THE PAIRING"): d[i] holds row 16 * warp + lane / 4 + 8 * ((i / 2) % 2), column
+// 8 * (i / 4) + 2 * (lane % 4) + i % 2.
 __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate) {
   asm volatile(
       "{\n"
@@ -270,4 +270,4 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
       : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
-}  // namespace ch04
+}  // namespace hopper

@@ -1,0 +1,2 @@
+// An empty header for the planted includes to point at.
+#pragma once
