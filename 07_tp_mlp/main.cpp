@@ -61,9 +61,9 @@ using ch07::stage;
 namespace {
 
 // The stages, in the order a run passes them (LADDER_07_FAULT names one of them).
-const std::vector<std::string> kStages = {"arguments", "refusals", "gpu",      "fits",   "nccl-id", "nccl-init",
-                                          "buffers",   "windows",  "forwards", "checks", "compare", "profile",
-                                          "stamp",     "trace",    "graphs",   "timing", "figures"};
+const std::vector<std::string> kStages = {"arguments", "refusals",     "gpu",      "fits",   "nccl-id", "nccl-init",
+                                          "buffers",   "comm-buffers", "forwards", "checks", "compare", "profile",
+                                          "stamp",     "trace",        "graphs",   "timing", "figures"};
 
 struct Options {
   int64_t batch = 64, seq = 128, dim = 768, hidden = 3072;
@@ -265,7 +265,7 @@ int Run::make_buffers() {
     y_sp_ = empty({padded_, d}, dt_);
   });
   if (rc >= 0) return rc;
-  return stage(world_, "windows", {}, [&] {
+  return stage(world_, "comm-buffers", {}, [&] {
     y_tp_ = comm_buffer({b, s, d});
     y_overlap_ = comm_buffer({b, s, d});
     x_rows_ = comm_buffer({rows_per_rank_, d});

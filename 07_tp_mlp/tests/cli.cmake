@@ -142,7 +142,8 @@ tp_fault(07_tp_mlp.fault_arguments_exit arguments:0:exit 1 20 COMMAND ${cpu_run}
          LINE0 "error: stage \"arguments\": rank 1 ${stopped}")
 tp_one_error(07_tp_mlp.fault_unknown_stage 2 "error: LADDER_07_FAULT: no stage \"nowhere\" \\(the stages: arguments, "
              COMMAND ${root_ok} LADDER_07_FAULT=nowhere:1:throw ${cpu_run})
-tp_one_error(07_tp_mlp.fault_malformed 2 "error: LADDER_07_FAULT: expected STAGE:RANK:throw\\|stall\\|exit, got \"refusals:one:throw\""
+tp_one_error(07_tp_mlp.fault_malformed 2
+             "error: LADDER_07_FAULT: expected STAGE:RANK:throw\\|stall\\|exit, got \"refusals:one:throw\""
              COMMAND ${root_ok} LADDER_07_FAULT=refusals:one:throw ${cpu_run})
 
 # On two GPUs (label gpu; a skip on one): the stages whose cross-rank step is NCCL's (its init, the registration of
@@ -155,9 +156,9 @@ foreach(s nccl-init forwards)
   tp_fault(07_tp_mlp.fault_${s}_throw ${s}:1:throw 1 40 LABEL gpu COMMAND ${gpu_run} --check-only
            LINE0 "error: stage \"${s}\": rank 1: the fault injected by LADDER_07_FAULT \\(${s}:1:throw\\)$")
 endforeach()
-foreach(case "nccl-init;stall;3;--check-only" "nccl-init;exit;1;--check-only" "windows;stall;3;--check-only;--window"
-        "forwards;stall;3;--check-only" "forwards;exit;1;--check-only" "compare;stall;3;--check-only"
-        "timing;stall;3" "timing;exit;1")
+foreach(case "nccl-init;stall;3;--check-only" "nccl-init;exit;1;--check-only"
+        "comm-buffers;stall;3;--check-only;--window" "forwards;stall;3;--check-only" "forwards;exit;1;--check-only"
+        "compare;stall;3;--check-only" "timing;stall;3" "timing;exit;1")
   list(POP_FRONT case s kind exit)
   string(REPLACE "STAGE" "${s}" named "${any_line}")
   if(kind STREQUAL "stall")
