@@ -148,7 +148,8 @@ tp_one_error(07_tp_mlp.fault_malformed 2
 
 # On two GPUs (label gpu; a skip on one): the stages whose cross-rank step is NCCL's (its init, the registration of
 # NCCL windows, the forwards' collectives, the timed runs' event waits) and an MPI exchange after them (compare).
-set(gpu_run ${LADDER_MPIRUN} --oversubscribe -np 2 ${CHAPTER_EXE} --batch 3 --seq 5 --dim 64 --hidden 208 --timeout 5)
+set(gpu_run ${LADDER_MPIRUN} --oversubscribe -np 2 ${CHAPTER_EXE} --batch 3 --seq 5 --dim 64 --hidden 208 --timeout 5
+            --trace-dir ${CMAKE_BINARY_DIR}/test-traces/07_tp_mlp.faults)
 set(any_line "error: stage \"STAGE\": rank [01] ")
 foreach(s nccl-init forwards)
   # A throw before the collective: the other rank's NCCL wait passes the deadline, it aborts its communicator, and
