@@ -63,7 +63,7 @@ namespace {
 // The stages, in the order a run passes them (LADDER_07_FAULT names one of them).
 const std::vector<std::string> kStages = {"arguments", "refusals",     "gpu",      "fits",   "nccl-id", "nccl-init",
                                           "buffers",   "comm-buffers", "forwards", "checks", "compare", "profile",
-                                          "stamp",     "trace",        "graphs",   "timing", "figures"};
+                                          "stamp",     "trace",        "timing",   "graphs", "replays", "figures"};
 
 struct Options {
   int64_t batch = 64, seq = 128, dim = 768, hidden = 3072;
@@ -392,28 +392,29 @@ int Run::profile() {
 }
 
 // ---- the forwards timed on every rank, side by side, and the all-reduce alone --------------------------------------
-// The CUDA graphs are captured on every rank before any is replayed: a capture that fails on one rank leaves out
-// every rank's graph rows, and the table says why.
+// Eager first (each forward at each chunk count then has run once, its NCCL connections made), then the CUDA graphs,
+// captured on every rank before any is replayed: a capture that fails on one rank leaves out every rank's graph rows,
+// and the table says why.
 int Run::time_forwards() {
+  ch07::Timings t;
+  int rc = stage(world_, "timing", {}, [&] { t = ch07::time_eager(forwards_); });
+  if (rc >= 0) return rc;
   ch07::Graphs graphs;
   bool replay = false;
-  std::string note;
-  int rc = stage(
+  rc = stage(
       world_, "graphs", [&] { graphs = ch07::capture_graphs(forwards_); },
       [&] {
         const std::vector<std::string> notes = world_.all_gather(graphs.note);
-        for (int r = 0; r < ranks_ && note.empty(); ++r)
+        for (int r = 0; r < ranks_ && t.graph_note.empty(); ++r)
           if (!notes[static_cast<size_t>(r)].empty())
-            note = fmt::format("rank {}: {}", r, notes[static_cast<size_t>(r)]);
-        replay = note.empty();
+            t.graph_note = fmt::format("rank {}: {}", r, notes[static_cast<size_t>(r)]);
+        replay = t.graph_note.empty();
       });
   if (rc >= 0) return rc;
-  ch07::Timings t;
-  rc = stage(world_, "timing", {},
-             [&] { t = ch07::time_forwards(forwards_, replay ? &graphs : nullptr, *comm_, *trace_); });
+  rc = stage(world_, "replays", {},
+             [&] { ch07::time_replays(t, forwards_, replay ? &graphs : nullptr, *comm_, *trace_); });
   if (rc >= 0) return rc;
   if ((rc = stage(world_, "figures", {}, [&] { t = ch07::share_timings(world_, t); })) >= 0) return rc;
-  t.graph_note = note;
   if (rank_ == 0) {
     const std::string table = ch07::timing_table(t, ranks_, rows_, o_.dim, o_.mode, o_.chunks, gpu_.name);
     std::ofstream(folder_ + "/rank0.txt", std::ios::app) << "\n" << table;

@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <future>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -166,6 +166,20 @@ void inject_fault(const char* name, int rank) {
   for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));  // stall
 }
 
+// Runs the on_stop hook (ncclCommAbort, which ends the communicator's kernels) on a thread of its own and waits for it
+// kAbortGraceS at most: should it hang on a wedged GPU, the rank goes on to exit anyway.
+void abort_communicator() {
+  if (!g_abort) return;
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread([abort = g_abort, done] {
+    abort();
+    *done = true;
+  }).detach();
+  const auto until =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kAbortGraceS));
+  while (!*done && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
 // One part of a stage on this rank: its outcome, a throw caught.
 World::Outcome run_part(const World& world, const char* name, const std::function<void()>& body, bool first) {
   const Watch watch(name, world.rank());
@@ -198,11 +212,7 @@ void stop_run(const std::string& line) {
   std::fflush(stdout);
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
-  if (g_abort) {
-    // ncclCommAbort ends the communicator's kernels; should it hang on a wedged GPU, the rank exits anyway.
-    auto done = std::async(std::launch::async, g_abort);
-    done.wait_for(std::chrono::duration<double>(kAbortGraceS));
-  }
+  abort_communicator();
   std::_Exit(kStopExit);
 }
 
@@ -213,7 +223,7 @@ int stage(const World& world, const char* name, const std::function<void()>& loc
   if (all.code == 0 && local && cross) all = world.agree(run_part(world, name, cross, false));
   if (all.code == 0) return -1;
   g_agreed_stop = true;
-  if (g_abort) g_abort();
+  abort_communicator();
   if (world.rank() == 0) {
     std::fflush(stdout);
     if (all.alike)

@@ -57,6 +57,11 @@ namespace {
 // The overlap chunk counts of the table: 2, 4, 8 and the run's.
 std::set<int> chunk_counts(int chunks) { return {2, 4, 8, chunks}; }
 
+// fn's median over exactly kRuns runs (budget 0: the same count on every rank), as this rank's one value.
+std::vector<double> median_of(const ladder::GpuTimer& timer, const std::function<void()>& fn) {
+  return {timer.time(fn, kRuns, 0).median_us()};
+}
+
 }  // namespace
 
 Graphs capture_graphs(const Forwards& f) {
@@ -72,32 +77,35 @@ Graphs capture_graphs(const Forwards& f) {
   return g;
 }
 
-Timings time_forwards(const Forwards& f, const Graphs* graphs, const Communicator& comm, const ladder::Trace& trace) {
+Timings time_eager(const Forwards& f) {
   const ladder::GpuTimer timer;
   Timings t;
   t.runs = kRuns;
   t.flush_words = timer.flush_words();
-  // budget 0: exactly kRuns runs on every rank.
-  auto median = [&](const std::function<void()>& fn) {
-    return std::vector<double>{timer.time(fn, kRuns, 0).median_us()};
-  };
-  t.one_gpu = median(f.one_gpu);
-  t.tp = median(f.tp);
-  for (int c : chunk_counts(f.chunks)) t.overlap.push_back({c, median([&] { f.overlap(c); })});
-  t.sp = median(f.sp);
+  t.one_gpu = median_of(timer, f.one_gpu);
+  t.tp = median_of(timer, f.tp);
+  for (int c : chunk_counts(f.chunks)) t.overlap.push_back({c, median_of(timer, [&] { f.overlap(c); })});
+  t.sp = median_of(timer, f.sp);
+  return t;
+}
+
+void time_replays(Timings& t, const Forwards& f, const Graphs* graphs, const Communicator& comm,
+                  const ladder::Trace& trace) {
+  const ladder::GpuTimer timer;
   if (graphs) {
     size_t g = 0;
-    t.tp_graph = median([&] { graphs->graphs[0]->launch(); });
+    t.tp_graph = median_of(timer, [&] { graphs->graphs[0]->launch(); });
     for (int c : chunk_counts(f.chunks)) {
       const ladder::CudaGraph& graph = *graphs->graphs[++g];
-      t.overlap_graph.push_back({c, median([&] { graph.launch(); })});
+      t.overlap_graph.push_back({c, median_of(timer, [&] { graph.launch(); })});
     }
     const ladder::CudaGraph& sp_graph = *graphs->graphs[++g];
-    t.sp_graph = median([&] { sp_graph.launch(); });
+    t.sp_graph = median_of(timer, [&] { sp_graph.launch(); });
   }
   // y is summed into itself again and again here: its values are spent (they were checked before), its bytes are not.
-  t.all_reduce_alone = median([&] { comm.all_reduce_sum(*f.y, ladder::current_stream()); });
-  if (f.y_plain) t.all_reduce_plain = median([&] { comm.all_reduce_sum(*f.y_plain, ladder::current_stream()); });
+  t.all_reduce_alone = median_of(timer, [&] { comm.all_reduce_sum(*f.y, ladder::current_stream()); });
+  if (f.y_plain)
+    t.all_reduce_plain = median_of(timer, [&] { comm.all_reduce_sum(*f.y_plain, ladder::current_stream()); });
   comm.sync();
 
   double sum = 0;
@@ -108,7 +116,6 @@ Timings time_forwards(const Forwards& f, const Graphs* graphs, const Communicato
   }
   t.nccl_kernel_in_trace = {n ? sum / n : 0.0};
   t.nccl_kernels_per_step = steps ? n / steps : 0;
-  return t;
 }
 
 Timings share_timings(const World& world, Timings t) {

@@ -57,11 +57,15 @@ struct Graphs {
 };
 Graphs capture_graphs(const Forwards& f);
 
-// This rank's figures, one value in each vector: every forward timed with GpuTimer (the median of the same count of
-// runs on every rank: the ranks wait for each other in every collective, so a different count would hang one), the
-// graphs replayed (`graphs`: nullptr when any rank's capture failed), the all-reduce of y alone on the compute stream
-// (and of y_plain), and the profiled mode's NCCL kernels read from `trace`. Every rank calls it: the collectives are.
-Timings time_forwards(const Forwards& f, const Graphs* graphs, const Communicator& comm, const ladder::Trace& trace);
+// This rank's figures, one value in each vector, in two calls: every rank calls them together (the forwards'
+// collectives need every rank). time_eager: every forward timed with GpuTimer (the median of the same count of runs on
+// every rank: the ranks wait for each other in every collective, so a different count would hang one); it also runs
+// each forward at each chunk count once before any is captured into a graph.
+Timings time_eager(const Forwards& f);
+// time_replays: the graphs replayed (`graphs`: nullptr when any rank's capture failed), the all-reduce of y alone on
+// the compute stream (and of y_plain), and the profiled mode's NCCL kernels read from `trace`.
+void time_replays(Timings& t, const Forwards& f, const Graphs* graphs, const Communicator& comm,
+                  const ladder::Trace& trace);
 
 // Every rank's figures, from each rank's own (time_forwards's): one MPI exchange per figure.
 Timings share_timings(const World& world, Timings mine);
