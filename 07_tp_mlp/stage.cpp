@@ -148,8 +148,8 @@ void enter(const char* name, int rank) {
   }
   g_stage = name;
   const std::string line = fmt::format(
-      "error: stage \"{}\": rank {} was stopped by mpirun after another rank ended (that rank's line, or mpirun's, "
-      "says why)\n",
+      "error: stage \"{}\": rank {} was stopped by mpirun (SIGTERM): another rank ended first (its line, or mpirun's, "
+      "says why), or the run was interrupted\n",
       name, rank);
   const size_t n = std::min(line.size(), sizeof(g_sigterm_line) - 1);
   g_sigterm_len = 0;

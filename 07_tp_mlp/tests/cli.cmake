@@ -123,7 +123,7 @@ endfunction()
 # On the CPU (no GPU: the ranks fail at the GPU, after the stages tried here): a stage of local work (refusals) and one
 # whose cross-rank step is an MPI exchange (arguments), each rank failing once. --timeout 2: the runs end in ~4-8 s.
 set(cpu_run CUDA_VISIBLE_DEVICES= ${LADDER_MPIRUN} --oversubscribe -np 2 ${CHAPTER_EXE} --timeout 2)
-set(stopped "was stopped by mpirun after another rank ended")
+set(stopped "was stopped by mpirun \\(SIGTERM\\): another rank ended first")
 tp_fault(07_tp_mlp.fault_refusals_throw refusals:1:throw 1 20 COMMAND ${cpu_run}
          LINE0 "error: stage \"refusals\": rank 1: the fault injected by LADDER_07_FAULT \\(refusals:1:throw\\)$")
 tp_fault(07_tp_mlp.fault_refusals_stall refusals:1:stall 3 20 COMMAND ${cpu_run}
