@@ -82,10 +82,12 @@ add_test(NAME 07_tp_mlp.np2_trace_overlap_window
                  -DCHECKER=$<TARGET_FILE:ladder_check_trace> -DLADDER_CMAKE_DIR=${PROJECT_SOURCE_DIR}/cmake
                  -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/rank_traces.cmake)
 ladder_gpu_test_properties(07_tp_mlp.np2_trace_overlap_window)
-# A machine with one GPU: both ranks would take it, and the chapter says so; that is a skip, like no GPU at all.
+# A machine with one GPU: both ranks would take it, and the chapter says so; that is a skip, like no GPU at all. The
+# label two_gpus marks every test that needs two.
 foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_check_window nccl_sms_too_many np2_trace_tp np2_trace_overlap
           np2_trace_sp np2_trace_overlap_window)
-  set_tests_properties(07_tp_mlp.${t} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
+  set_tests_properties(07_tp_mlp.${t} PROPERTIES LABELS "gpu;two_gpus"
+                                                 SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
 endforeach()
 # NCCL failing: with no network interface it may use (NCCL_SOCKET_IFNAME names none), it cannot bootstrap, and rank
 # 0, which makes the ncclUniqueId, says so. One line, every rank non-zero, no hang.
@@ -94,7 +96,8 @@ tp_one_error(07_tp_mlp.nccl_fails nonzero "error: stage \"nccl-id\": rank 0: NCC
                      ${CHAPTER_EXE} --check-only --batch 3 --seq 5 --dim 64 --hidden 208)
 # On one GPU the two ranks stop before NCCL, at the shared GPU: a skip, as for the runs above (it failed there, on a
 # one-GPU H100 machine, with that line in place of NCCL's).
-set_tests_properties(07_tp_mlp.nccl_fails PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
+set_tests_properties(07_tp_mlp.nccl_fails PROPERTIES LABELS "gpu;two_gpus"
+                                                    SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
 
 # The failure protocol (stage.h): LADDER_07_FAULT=STAGE:RANK:KIND makes one rank throw, stall or exit at the start of
 # a stage. Whatever the fault, every rank ends within the deadline (--timeout) plus a few seconds, with the exit status
@@ -113,8 +116,8 @@ function(tp_fault test_name fault exit max_s)
                    -DGPU_TEST=${gpu_test} -DLADDER_CMAKE_DIR=${PROJECT_SOURCE_DIR}/cmake
                    -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/fault.cmake)
   if(gpu_test)
-    ladder_gpu_test_properties(${test_name})
-    set_tests_properties(${test_name} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
+    set_tests_properties(${test_name} PROPERTIES LABELS "gpu;two_gpus"
+                                                 SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
   else()
     set_tests_properties(${test_name} PROPERTIES LABELS cpu)
   endif()
