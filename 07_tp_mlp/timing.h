@@ -16,7 +16,8 @@
 
 namespace ch07 {
 
-// Each figure per rank (index = rank), in microseconds; time_forwards fills in this rank's alone (one value each).
+// Each figure per rank (index = rank), in microseconds: time_eager and time_replays fill in this rank's alone (one
+// value each), share_timings every rank's.
 struct Timings {
   int runs = 0;
   std::string flush_words;          // what GpuTimer flushes before each run
