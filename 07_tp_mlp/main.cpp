@@ -61,9 +61,10 @@ using ch07::stage;
 namespace {
 
 // The stages, in the order a run passes them (LADDER_07_FAULT names one of them).
-const std::vector<std::string> kStages = {"arguments", "refusals",     "gpu",      "fits",   "nccl-id", "nccl-init",
-                                          "buffers",   "comm-buffers", "forwards", "checks", "compare", "profile",
-                                          "stamp",     "trace",        "timing",   "graphs", "replays", "figures"};
+const std::vector<std::string> kStages = {"arguments", "refusals", "gpu",          "fits",     "nccl-id",
+                                          "nccl-init", "buffers",  "comm-buffers", "forwards", "checks",
+                                          "compare",   "report",   "profile",      "stamp",    "trace",
+                                          "timing",    "graphs",   "replays",      "figures",  "table"};
 
 struct Options {
   int64_t batch = 64, seq = 128, dim = 768, hidden = 3072;
@@ -127,6 +128,7 @@ class Run {
   void make_forwards();
   void check_outputs();
   void print_checks() const;
+  void print_table(const ch07::Timings& t) const;
 
   const ch07::World& world_;
   const int rank_, ranks_;
@@ -325,8 +327,10 @@ int Run::check_forwards() {
                                           gpu_.major, gpu_.minor, gpu_.sms));
   });
   if (rc >= 0) return rc;
-  if (rank_ == 0) print_checks();
-  return o_.common.check_only ? 0 : -1;
+  rc = stage(world_, "report", [&] {
+    if (rank_ == 0) print_checks();
+  });
+  return rc < 0 && o_.common.check_only ? 0 : rc;
 }
 
 void Run::check_outputs() {
@@ -415,17 +419,20 @@ int Run::time_forwards() {
              [&] { ch07::time_replays(t, forwards_, replay ? &graphs : nullptr, *comm_, *trace_); });
   if (rc >= 0) return rc;
   if ((rc = stage(world_, "figures", {}, [&] { t = ch07::share_timings(world_, t); })) >= 0) return rc;
-  if (rank_ == 0) {
-    const std::string table = ch07::timing_table(t, ranks_, rows_, o_.dim, o_.mode, o_.chunks, gpu_.name);
-    std::ofstream(folder_ + "/rank0.txt", std::ios::app) << "\n" << table;
-    std::ifstream in(folder_ + "/rank0.txt");
-    std::stringstream text;
-    text << in.rdbuf();
-    fmt::print("\n{}", text.str());
-    fmt::print("\nEvery rank's trace and report are in {}/ ({}). Open them together with: {} ranks {}\n", folder_,
-               rank_trace_file(0, stamp_[0]), ladder_trace_command(), folder_);
-  }
-  return -1;
+  return stage(world_, "table", [&] {
+    if (rank_ == 0) print_table(t);
+  });
+}
+
+void Run::print_table(const ch07::Timings& t) const {
+  const std::string table = ch07::timing_table(t, ranks_, rows_, o_.dim, o_.mode, o_.chunks, gpu_.name);
+  std::ofstream(folder_ + "/rank0.txt", std::ios::app) << "\n" << table;
+  std::ifstream in(folder_ + "/rank0.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  fmt::print("\n{}", text.str());
+  fmt::print("\nEvery rank's trace and report are in {}/ ({}). Open them together with: {} ranks {}\n", folder_,
+             rank_trace_file(0, stamp_[0]), ladder_trace_command(), folder_);
 }
 
 }  // namespace
