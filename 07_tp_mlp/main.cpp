@@ -21,7 +21,7 @@
 //
 // The run is a list of named stages (stage.h): each rank does a stage's local work, the ranks agree that every one
 // succeeded, and only then does a cross-rank step (MPI or NCCL) run. One rank's failure ends the run on every rank,
-// with one line naming the stage and the rank, within --timeout.
+// with one line naming the stage and the rank, within --timeout and a few seconds.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
