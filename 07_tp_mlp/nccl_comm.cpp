@@ -7,6 +7,7 @@
 #include <functional>
 #include <thread>
 
+#include "07_tp_mlp/stage.h"
 #include "cuda/check.h"
 #include "profiler/profiler.h"
 
@@ -33,14 +34,30 @@ ncclUniqueId new_unique_id() {
   return id;
 }
 
-Communicator::Communicator(const World& world, const ncclUniqueId& id, double timeout_s, int blocks)
-    : rank_(world.rank()), size_(world.size()), timeout_s_(timeout_s) {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+Communicator::Communicator(const World& world, const ncclUniqueId& id, int blocks)
+    : rank_(world.rank()), size_(world.size()) {
   group_.ranks = world.ranks();
   {
     ladder::Range range("nccl:init", ladder::Cat::UserAnnotation);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;  // every call returns at once; finish() polls it under the run's deadline
     if (blocks > 0) config.minCTAs = config.maxCTAs = blocks;
-    NCCL_CHECK(ncclCommInitRankConfig(&comm_, size_, id, rank_, &config));
+    const ncclResult_t result = ncclCommInitRankConfig(&comm_, size_, id, rank_, &config);
+    on_stop([this] { abort(); });  // from here on, a rank that stops aborts the communicator
+    try {
+      finish(result, "ncclCommInitRankConfig(...)", __FILE__, __LINE__);
+    } catch (...) {
+      on_stop(nullptr);  // finish() aborted it, and no destructor runs after a constructor throws
+      throw;
+    }
   }
   // Non-blocking: no implicit ordering with the legacy default stream. The highest priority: when the GEMMs of the
   // compute stream and a collective both have blocks waiting, the collective's get the free SMs first, so it is not
@@ -51,14 +68,53 @@ Communicator::Communicator(const World& world, const ncclUniqueId& id, double ti
 }
 
 Communicator::~Communicator() {
+  on_stop(nullptr);
   if (stream_) cudaStreamDestroy(stream_);
+  // A run that ends well finalizes the communicator (every rank does, together: it waits for the peers, so under
+  // the deadline); one that failed has aborted it already.
+  try {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
-  for (const Window& w : windows_) {
-    if (w.window && !aborted_) ncclCommWindowDeregister(comm_, w.window);
-    ncclMemFree(w.data);
-  }
+    for (const Window& w : windows_) {
+      if (w.window && !aborted_)
+        finish(ncclCommWindowDeregister(comm_, w.window), "ncclCommWindowDeregister(...)", __FILE__, __LINE__);
+    }
 #endif
-  if (comm_ && !aborted_) ncclCommDestroy(comm_);
+    if (comm_ && !aborted_) {
+      finish(ncclCommFinalize(comm_), "ncclCommFinalize(...)", __FILE__, __LINE__);
+      ncclCommDestroy(comm_);
+    }
+  } catch (const std::exception&) {
+    // finish() aborted the communicator: nothing is left to free, and a destructor says nothing
+  }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  for (const Window& w : windows_) ncclMemFree(w.data);
+#endif
+}
+
+void Communicator::abort() const {
+  if (comm_ && !aborted_.exchange(true)) ncclCommAbort(comm_);
+}
+
+void Communicator::finish(ncclResult_t result, const char* expr, const char* file, int line) const {
+  const auto start = std::chrono::steady_clock::now();
+  while (result == ncclInProgress) {
+    if (seconds_since(start) > timeout_s()) {
+      abort();
+      throw WaitError(
+          fmt::format("NCCL: `{}` at {}:{} did not finish within {:g} s (--timeout): a rank stopped, or "
+                      "never reached it; the communicator was aborted",
+                      expr, ladder::short_path(file), line, timeout_s()));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (const ncclResult_t state = ncclCommGetAsyncError(comm_, &result); state != ncclSuccess) result = state;
+  }
+  if (result != ncclSuccess) {
+    // The reason first (ncclGetLastError holds this thread's last one), then the abort, which may overwrite it.
+    std::string message = ncclGetErrorString(result);
+    if (const char* last = ncclGetLastError(comm_); last && *last) message += std::string(": ") + last;
+    abort();
+    ladder::throw_check("NCCL", message + " (the communicator was aborted)", expr, file, line);
+  }
 }
 
 ladder::Tensor Communicator::window_tensor(const ladder::Shape& shape, ladder::DType dtype) {
@@ -71,7 +127,8 @@ ladder::Tensor Communicator::window_tensor(const ladder::Shape& shape, ladder::D
   Window w;
   NCCL_CHECK(ncclMemAlloc(&w.data, bytes));
   windows_.push_back(w);  // freed by the destructor from here on
-  NCCL_CHECK(ncclCommWindowRegister(comm_, w.data, bytes, &windows_.back().window, NCCL_WIN_COLL_SYMMETRIC));
+  finish(ncclCommWindowRegister(comm_, w.data, bytes, &windows_.back().window, NCCL_WIN_COLL_SYMMETRIC),
+         "ncclCommWindowRegister(...)", __FILE__, __LINE__);
   return ladder::view_of(w.data, dtype, shape);
 #endif
 }
@@ -79,9 +136,24 @@ ladder::Tensor Communicator::window_tensor(const ladder::Shape& shape, ladder::D
 namespace {
 
 ncclDataType_t nccl_type(const ladder::Tensor& t) {
-  return t.dtype == ladder::DType::BF16 ? ncclBfloat16 : ncclFloat32;
+  switch (t.dtype) {
+    case ladder::DType::BF16:
+      return ncclBfloat16;
+    case ladder::DType::F32:
+      return ncclFloat32;
+  }
+  throw ladder::Error(fmt::format("NCCL: no NCCL type for a {} tensor", ladder::dtype_name(t.dtype)));
 }
-const char* torch_type(const ladder::Tensor& t) { return t.dtype == ladder::DType::BF16 ? "BFloat16" : "Float"; }
+// The dtype as torch names it in record_param_comms's args.
+const char* torch_type(const ladder::Tensor& t) {
+  switch (t.dtype) {
+    case ladder::DType::BF16:
+      return "BFloat16";
+    case ladder::DType::F32:
+      return "Float";
+  }
+  throw ladder::Error(fmt::format("NCCL: no torch type for a {} tensor", ladder::dtype_name(t.dtype)));
+}
 
 // `part` and `whole` as a gather or a scatter over `ranks` ranks needs them.
 void require_parts(const char* what, const ladder::Tensor& part, const ladder::Tensor& whole, int ranks) {
@@ -96,11 +168,12 @@ void require_parts(const char* what, const ladder::Tensor& part, const ladder::T
 }  // namespace
 
 void Communicator::recorded(const ladder::CollectiveCall& call, const char* range,
-                            const std::function<ncclResult_t()>& nccl, const char* expr) const {
+                            const std::function<ncclResult_t()>& nccl, const char* expr, const char* file,
+                            int line) const {
   ladder::Range op("record_param_comms", ladder::Cat::CpuOp);
   if (op.recorded()) op.record_args(ladder::record_param_comms_args(call, group_));
   ladder::Range inner(range, ladder::Cat::UserAnnotation);
-  check_nccl(nccl(), expr, __FILE__, __LINE__);
+  finish(nccl(), expr, file, line);
 }
 
 void Communicator::all_reduce_sum(const ladder::Tensor& t, cudaStream_t stream) const {
@@ -110,7 +183,7 @@ void Communicator::all_reduce_sum(const ladder::Tensor& t, cudaStream_t stream) 
       [&] {
         return ncclAllReduce(t.data, t.data, static_cast<size_t>(t.numel()), nccl_type(t), ncclSum, comm_, stream);
       },
-      "ncclAllReduce(...)");
+      "ncclAllReduce(...)", __FILE__, __LINE__);
 }
 
 void Communicator::all_gather(const ladder::Tensor& in, const ladder::Tensor& out) const {
@@ -118,7 +191,7 @@ void Communicator::all_gather(const ladder::Tensor& in, const ladder::Tensor& ou
   recorded(
       {"_allgather_base", in.numel(), out.numel(), torch_type(in), rank_}, "nccl:_all_gather_base",
       [&] { return ncclAllGather(in.data, out.data, static_cast<size_t>(in.numel()), nccl_type(in), comm_, stream_); },
-      "ncclAllGather(...)");
+      "ncclAllGather(...)", __FILE__, __LINE__);
 }
 
 void Communicator::reduce_scatter_sum(const ladder::Tensor& in, const ladder::Tensor& out) const {
@@ -129,7 +202,7 @@ void Communicator::reduce_scatter_sum(const ladder::Tensor& in, const ladder::Te
         return ncclReduceScatter(in.data, out.data, static_cast<size_t>(out.numel()), nccl_type(in), ncclSum, comm_,
                                  stream_);
       },
-      "ncclReduceScatter(...)");
+      "ncclReduceScatter(...)", __FILE__, __LINE__);
 }
 
 void Communicator::sync() const {
@@ -145,17 +218,18 @@ void Communicator::sync() const {
     if (done != cudaErrorNotReady) CUDA_CHECK(done);
     ncclResult_t async = ncclSuccess;
     NCCL_CHECK(ncclCommGetAsyncError(comm_, &async));
-    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (async != ncclSuccess || waited > timeout_s_) {
-      ncclCommAbort(comm_);
-      aborted_ = true;
-      if (async != ncclSuccess)
-        throw ladder::Error(
-            fmt::format("NCCL error: {} (reported while waiting for a collective)", ncclGetErrorString(async)));
+    if (async != ncclSuccess && async != ncclInProgress) {
+      abort();
       throw ladder::Error(
-          fmt::format("NCCL: a collective did not finish within {:g} s (--nccl-timeout): a rank "
-                      "stopped, or never reached it; the communicator was aborted",
-                      timeout_s_));
+          fmt::format("NCCL error: {} (reported while waiting for a collective; the communicator was aborted)",
+                      ncclGetErrorString(async)));
+    }
+    if (seconds_since(start) > timeout_s()) {
+      abort();
+      throw WaitError(
+          fmt::format("NCCL: a collective did not finish within {:g} s (--timeout): a rank stopped, or "
+                      "never reached it; the communicator was aborted",
+                      timeout_s()));
     }
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }

@@ -1,5 +1,8 @@
 // NCCL set up the way llm.c and NCCL's own examples do it: one process per GPU, rank 0's ncclUniqueId sent to every
-// rank by MPI, ncclCommInitRank, and a communication stream of its own that waits for the compute stream by events.
+// rank by MPI, ncclCommInitRankConfig, and a communication stream of its own that waits for the compute stream by
+// events. The communicator is non-blocking (ncclConfig_t.blocking = 0): no NCCL call waits for a peer; each returns
+// at once, and this code polls ncclCommGetAsyncError until the call is done, an error comes, or the run's deadline
+// (stage.h's timeout_s) passes. Then it aborts the communicator (ncclCommAbort ends its kernels) and throws.
 // Every collective is recorded as PyTorch records it: a cpu_op `record_param_comms` with torch's collective args
 // around a user range `nccl:all_reduce`, so each rank's trace reads like one torch.profiler wrote (profiler/comms.h).
 #pragma once
@@ -7,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -31,11 +35,11 @@ ncclUniqueId new_unique_id();
 
 class Communicator {
  public:
-  // Collective: every rank of `world` calls it with rank 0's id, each with its own GPU current. `timeout_s` bounds
-  // every wait of sync() below. `blocks` > 0: every collective runs on that many blocks (ncclConfig_t's minCTAs and
-  // maxCTAs; else NCCL chooses: 24 for its ring on four H100s, 7 for its symmetric all-reduce, fewer than the links
-  // need).
-  Communicator(const World& world, const ncclUniqueId& id, double timeout_s, int blocks = 0);
+  // Collective: every rank of `world` calls it with rank 0's id, each with its own GPU current. `blocks` > 0: every
+  // collective runs on that many blocks (ncclConfig_t's minCTAs and maxCTAs; else NCCL chooses: 24 for its ring on
+  // four H100s, 7 for its symmetric all-reduce, fewer than the links need). While it lives, a rank that stops in the
+  // middle of the run aborts it first (stage.h's on_stop).
+  Communicator(const World& world, const ncclUniqueId& id, int blocks = 0);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -66,15 +70,21 @@ class Communicator {
   void reduce_scatter_sum(const ladder::Tensor& in, const ladder::Tensor& out) const;
 
   // Waits until every stream of this GPU is idle, like cudaDeviceSynchronize, but never forever: it polls NCCL's
-  // asynchronous error state, and when NCCL reports an error or the wait passes the timeout (a peer that stopped or
-  // never joins), it aborts the communicator (ncclCommAbort ends its kernels) and throws a ladder::Error saying so.
+  // asynchronous error state, and when NCCL reports an error or the wait passes the deadline (a peer that stopped or
+  // never joins), it aborts the communicator and throws (a WaitError for the deadline).
   void sync() const;
 
+  // ncclCommAbort, once: NCCL's kernels end and no call of this communicator waits any more. Any thread may call it.
+  void abort() const;
+
  private:
-  // Runs `nccl` (one NCCL call, `expr` its text for an error) inside what torch records around a collective: a cpu_op
-  // record_param_comms with the call's args, and the user range `range` ("nccl:all_reduce", ...).
+  // Polls ncclCommGetAsyncError until the communicator's last call (`result`, the call `expr` at file:line) is done:
+  // returns when it succeeded; aborts the communicator and throws when it failed or the deadline passed.
+  void finish(ncclResult_t result, const char* expr, const char* file, int line) const;
+  // Runs `nccl` (one NCCL call, `expr` its text for an error, at file:line of the caller) inside what torch records
+  // around a collective: a cpu_op record_param_comms with the call's args, and the user range `range`.
   void recorded(const ladder::CollectiveCall& call, const char* range, const std::function<ncclResult_t()>& nccl,
-                const char* expr) const;
+                const char* expr, const char* file, int line) const;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
   using WindowHandle = ncclWindow_t;
 #else
@@ -88,9 +98,8 @@ class Communicator {
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   int rank_ = 0, size_ = 1;
-  double timeout_s_ = 60;
   ladder::ProcessGroup group_;
-  mutable bool aborted_ = false;
+  mutable std::atomic<bool> aborted_{false};
 };
 
 }  // namespace ch07

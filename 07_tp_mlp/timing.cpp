@@ -52,62 +52,83 @@ double transfer_from_last_arrival(const World& world, std::vector<std::pair<int6
 
 }  // namespace
 
-Timings time_forwards(const World& world, const Communicator& comm, const std::function<void()>& one_gpu,
-                      const std::function<void()>& tp, const std::function<void(int)>& overlap, int chunks,
-                      const std::function<void()>& sp, const ladder::Tensor& y, const ladder::Tensor* y_plain,
-                      const ladder::Trace& trace) {
+namespace {
+
+// The overlap chunk counts of the table: 2, 4, 8 and the run's.
+std::set<int> chunk_counts(int chunks) { return {2, 4, 8, chunks}; }
+
+// fn's median over exactly kRuns runs (budget 0: the same count on every rank), as this rank's one value.
+std::vector<double> median_of(const ladder::GpuTimer& timer, const std::function<void()>& fn) {
+  return {timer.time(fn, kRuns, 0).median_us()};
+}
+
+}  // namespace
+
+Graphs capture_graphs(const Forwards& f) {
+  Graphs g;
+  try {
+    g.graphs.push_back(std::make_unique<ladder::CudaGraph>(f.tp));
+    for (int c : chunk_counts(f.chunks)) g.graphs.push_back(std::make_unique<ladder::CudaGraph>([&] { f.overlap(c); }));
+    g.graphs.push_back(std::make_unique<ladder::CudaGraph>(f.sp));
+  } catch (const std::exception& e) {
+    g.graphs.clear();
+    g.note = e.what();
+  }
+  return g;
+}
+
+Timings time_eager(const Forwards& f) {
   const ladder::GpuTimer timer;
   Timings t;
   t.runs = kRuns;
   t.flush_words = timer.flush_words();
-  // budget 0: exactly kRuns runs on every rank.
-  auto median = [&](const std::function<void()>& fn) { return world.all_gather(timer.time(fn, kRuns, 0).median_us()); };
-  t.one_gpu = median(one_gpu);
-  t.tp = median(tp);
-  std::set<int> counts = {2, 4, 8, chunks};
-  for (int c : counts) t.overlap.push_back({c, median([&] { overlap(c); })});
-  t.sp = median(sp);
-  // The same forwards from CUDA graphs, each captured once (NCCL's kernels and the events between the streams are
-  // captured too). Captured on every rank before any is replayed, so a capture that fails fails every rank's rows.
-  {
-    std::vector<std::unique_ptr<ladder::CudaGraph>> graphs;
-    World::Outcome mine;
-    try {
-      graphs.push_back(std::make_unique<ladder::CudaGraph>(tp));
-      for (int c : counts) graphs.push_back(std::make_unique<ladder::CudaGraph>([&] { overlap(c); }));
-      graphs.push_back(std::make_unique<ladder::CudaGraph>(sp));
-    } catch (const std::exception& e) {
-      mine = {1, e.what()};
+  t.one_gpu = median_of(timer, f.one_gpu);
+  t.tp = median_of(timer, f.tp);
+  for (int c : chunk_counts(f.chunks)) t.overlap.push_back({c, median_of(timer, [&] { f.overlap(c); })});
+  t.sp = median_of(timer, f.sp);
+  return t;
+}
+
+void time_replays(Timings& t, const Forwards& f, const Graphs* graphs, const Communicator& comm,
+                  const ladder::Trace& trace) {
+  const ladder::GpuTimer timer;
+  if (graphs) {
+    size_t g = 0;
+    t.tp_graph = median_of(timer, [&] { graphs->graphs[0]->launch(); });
+    for (int c : chunk_counts(f.chunks)) {
+      const ladder::CudaGraph& graph = *graphs->graphs[++g];
+      t.overlap_graph.push_back({c, median_of(timer, [&] { graph.launch(); })});
     }
-    const World::Outcome all = world.agree(mine);
-    if (all.code == 0) {
-      size_t g = 0;
-      t.tp_graph = median([&] { graphs[0]->launch(); });
-      for (int c : counts) {
-        const ladder::CudaGraph& graph = *graphs[++g];
-        t.overlap_graph.push_back({c, median([&] { graph.launch(); })});
-      }
-      const ladder::CudaGraph& sp_graph = *graphs[++g];
-      t.sp_graph = median([&] { sp_graph.launch(); });
-    } else {
-      t.graph_note = all.message;
-    }
+    const ladder::CudaGraph& sp_graph = *graphs->graphs[++g];
+    t.sp_graph = median_of(timer, [&] { sp_graph.launch(); });
   }
   // y is summed into itself again and again here: its values are spent (they were checked before), its bytes are not.
-  t.all_reduce_alone = median([&] { comm.all_reduce_sum(y, ladder::current_stream()); });
-  if (y_plain) t.all_reduce_plain = median([&] { comm.all_reduce_sum(*y_plain, ladder::current_stream()); });
+  t.all_reduce_alone = median_of(timer, [&] { comm.all_reduce_sum(*f.y, ladder::current_stream()); });
+  if (f.y_plain)
+    t.all_reduce_plain = median_of(timer, [&] { comm.all_reduce_sum(*f.y_plain, ladder::current_stream()); });
   comm.sync();
 
   double sum = 0;
   int n = 0, steps = 0;
-  std::vector<std::pair<int64_t, int64_t>> mine;  // (start, end) of this rank's NCCL kernels, in launch order
   for (const ladder::Event& e : trace.events) {
-    if (is_nccl_kernel(e)) sum += e.dur_ns / 1e3, ++n, mine.push_back({e.ts_ns, e.ts_ns + e.dur_ns});
+    if (is_nccl_kernel(e)) sum += e.dur_ns / 1e3, ++n, t.nccl_kernels.push_back({e.ts_ns, e.ts_ns + e.dur_ns});
     if (e.cat == ladder::Cat::UserAnnotation && e.name.rfind("ProfilerStep#", 0) == 0) ++steps;
   }
-  t.nccl_kernel_in_trace = world.all_gather(n ? sum / n : 0.0);
+  t.nccl_kernel_in_trace = {n ? sum / n : 0.0};
   t.nccl_kernels_per_step = steps ? n / steps : 0;
-  t.nccl_transfer_in_trace = transfer_from_last_arrival(world, mine);
+}
+
+Timings share_timings(const World& world, Timings t) {
+  // Which figures exist is the same on every rank (the same options, the same agreed graph capture).
+  const auto share = [&](std::vector<double>& v) {
+    if (!v.empty()) v = world.all_gather(v.front());
+  };
+  for (std::vector<double>* v : {&t.one_gpu, &t.tp, &t.sp, &t.tp_graph, &t.sp_graph, &t.all_reduce_alone,
+                                 &t.all_reduce_plain, &t.nccl_kernel_in_trace})
+    share(*v);
+  for (auto& [c, v] : t.overlap) share(v);
+  for (auto& [c, v] : t.overlap_graph) share(v);
+  t.nccl_transfer_in_trace = transfer_from_last_arrival(world, t.nccl_kernels);
   return t;
 }
 

@@ -1,7 +1,7 @@
 # The chapter run by ctest, through mpirun: 2 ranks (--oversubscribe: CI machines may have fewer cores than ranks).
 # As root, Open MPI wants two variables before it starts anything; locally started ranks inherit mpirun's
-# environment, CUDA_VISIBLE_DEVICES= (no GPU) included.
-set(root_ok ${CMAKE_COMMAND} -E env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+# environment, CUDA_VISIBLE_DEVICES= (no GPU) included. NCCL_NVLS_ENABLE=0: no NVLink multicast (NVLS) objects.
+set(root_ok ${CMAKE_COMMAND} -E env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0)
 set(np2 ${root_ok} ${LADDER_MPIRUN} --oversubscribe -np 2)
 set(nogpu_np2 ${root_ok} CUDA_VISIBLE_DEVICES= ${LADDER_MPIRUN} --oversubscribe -np 2)
 
@@ -24,7 +24,7 @@ endfunction()
 
 # Refusals before any GPU work: the same on a machine without one, one line from rank 0, every rank non-zero.
 ladder_expect(07_tp_mlp.help_describes_every_option EXIT 0
-              REGEX "--batch.*--seq.*--dim.*--hidden.*--mode[^\n]*tp[^\n]*overlap.*--chunks.*--nccl-sms.*--window.*--kernel.*--nccl-timeout"
+              REGEX "--batch.*--seq.*--dim.*--hidden.*--mode[^\n]*tp[^\n]*overlap.*--chunks.*--nccl-sms.*--window.*--kernel.*--timeout"
               COMMAND ${root_ok} ${CHAPTER_EXE} --help)
 tp_one_error(07_tp_mlp.bad_mode 2 "error: --mode: pipeline not in \\{tp,overlap,sp\\}"
              COMMAND ${np2} ${CHAPTER_EXE} --mode pipeline)
@@ -82,16 +82,97 @@ add_test(NAME 07_tp_mlp.np2_trace_overlap_window
                  -DCHECKER=$<TARGET_FILE:ladder_check_trace> -DLADDER_CMAKE_DIR=${PROJECT_SOURCE_DIR}/cmake
                  -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/rank_traces.cmake)
 ladder_gpu_test_properties(07_tp_mlp.np2_trace_overlap_window)
-# A machine with one GPU: both ranks would take it, and the chapter says so; that is a skip, like no GPU at all.
+# A machine with one GPU: both ranks would take it, and the chapter says so; that is a skip, like no GPU at all. The
+# label two_gpus marks every test that needs two.
 foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_check_window nccl_sms_too_many np2_trace_tp np2_trace_overlap
           np2_trace_sp np2_trace_overlap_window)
-  set_tests_properties(07_tp_mlp.${t} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
+  set_tests_properties(07_tp_mlp.${t} PROPERTIES LABELS "gpu;two_gpus"
+                                                 SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
 endforeach()
 # NCCL failing: with no network interface it may use (NCCL_SOCKET_IFNAME names none), it cannot bootstrap, and rank
 # 0, which makes the ncclUniqueId, says so. One line, every rank non-zero, no hang.
-tp_one_error(07_tp_mlp.nccl_fails nonzero "error: rank 0: NCCL error: .*ncclGetUniqueId" LABEL gpu
+tp_one_error(07_tp_mlp.nccl_fails nonzero "error: stage \"nccl-id\": rank 0: NCCL error: .*ncclGetUniqueId" LABEL gpu
              COMMAND ${root_ok} NCCL_SOCKET_IFNAME=ladder_no_such_interface ${LADDER_MPIRUN} --oversubscribe -np 2
                      ${CHAPTER_EXE} --check-only --batch 3 --seq 5 --dim 64 --hidden 208)
 # On one GPU the two ranks stop before NCCL, at the shared GPU: a skip, as for the runs above (it failed there, on a
 # one-GPU H100 machine, with that line in place of NCCL's).
-set_tests_properties(07_tp_mlp.nccl_fails PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
+set_tests_properties(07_tp_mlp.nccl_fails PROPERTIES LABELS "gpu;two_gpus"
+                                                    SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
+
+# The failure protocol (stage.h): LADDER_07_FAULT=STAGE:RANK:KIND makes one rank throw, stall or exit at the start of
+# a stage. Whatever the fault, every rank ends within the deadline (--timeout) plus a few seconds, with the exit status
+# expected and the lines expected: a throw, which every rank hears of in agree(), one line from rank 0; a stall, one
+# line from the rank that waited or stalled past the deadline and one from the rank mpirun then stopped; an exit, one
+# line from the rank mpirun stopped (the rank that exited says nothing, as a crash would; mpirun names it).
+function(tp_fault test_name fault exit max_s)
+  cmake_parse_arguments(F "" "LABEL;LINE0;LINE1;EACH" "COMMAND" ${ARGN})
+  set(gpu_test 0)
+  if(F_LABEL STREQUAL "gpu")
+    set(gpu_test 1)
+  endif()
+  add_test(NAME ${test_name}
+           COMMAND ${CMAKE_COMMAND} -DEXPECT_EXIT=${exit} -DMAX_SECONDS=${max_s} "-DLINE0=${F_LINE0}"
+                   "-DLINE1=${F_LINE1}" "-DEACH=${F_EACH}" "-DCMD=${root_ok};LADDER_07_FAULT=${fault};${F_COMMAND}"
+                   -DGPU_TEST=${gpu_test} -DLADDER_CMAKE_DIR=${PROJECT_SOURCE_DIR}/cmake
+                   -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/fault.cmake)
+  if(gpu_test)
+    set_tests_properties(${test_name} PROPERTIES LABELS "gpu;two_gpus"
+                                                 SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
+  else()
+    set_tests_properties(${test_name} PROPERTIES LABELS cpu)
+  endif()
+endfunction()
+
+# On the CPU (no GPU: the ranks fail at the GPU, after the stages tried here): a stage of local work (refusals) and one
+# whose cross-rank step is an MPI exchange (arguments), each rank failing once. --timeout 2: the runs end in ~4-8 s.
+set(cpu_run CUDA_VISIBLE_DEVICES= ${LADDER_MPIRUN} --oversubscribe -np 2 ${CHAPTER_EXE} --timeout 2)
+set(stopped "was stopped by mpirun \\(SIGTERM\\): another rank ended first")
+tp_fault(07_tp_mlp.fault_refusals_throw refusals:1:throw 1 20 COMMAND ${cpu_run}
+         LINE0 "error: stage \"refusals\": rank 1: the fault injected by LADDER_07_FAULT \\(refusals:1:throw\\)$")
+tp_fault(07_tp_mlp.fault_refusals_stall refusals:1:stall 3 20 COMMAND ${cpu_run}
+         LINE0 "error: stage \"refusals\": rank 1 did not finish it within 2 s \\(--timeout\\)"
+         LINE1 "error: stage \"refusals\": rank 0 ${stopped}")
+tp_fault(07_tp_mlp.fault_refusals_exit refusals:1:exit 1 20 COMMAND ${cpu_run}
+         LINE0 "error: stage \"refusals\": rank 0 ${stopped}")
+tp_fault(07_tp_mlp.fault_arguments_throw arguments:0:throw 1 20 COMMAND ${cpu_run}
+         LINE0 "error: stage \"arguments\": rank 0: the fault injected by LADDER_07_FAULT \\(arguments:0:throw\\)$")
+# Rank 0 stalls before it reads --timeout: its own watchdog still has the default 60 s, and rank 1, which read
+# --timeout 2, waits 2 + 4 s for it in agree().
+tp_fault(07_tp_mlp.fault_arguments_stall arguments:0:stall 3 20 COMMAND ${cpu_run}
+         LINE0 "error: stage \"arguments\": rank 1 waited 6 s for rank 0, which did not reach the end of the stage"
+         LINE1 "error: stage \"arguments\": rank 0 ${stopped}")
+tp_fault(07_tp_mlp.fault_arguments_exit arguments:0:exit 1 20 COMMAND ${cpu_run}
+         LINE0 "error: stage \"arguments\": rank 1 ${stopped}")
+tp_one_error(07_tp_mlp.fault_unknown_stage 2 "error: LADDER_07_FAULT: no stage \"nowhere\" \\(the stages: arguments, "
+             COMMAND ${root_ok} LADDER_07_FAULT=nowhere:1:throw ${cpu_run})
+tp_one_error(07_tp_mlp.fault_malformed 2
+             "error: LADDER_07_FAULT: expected STAGE:RANK:throw\\|stall\\|exit, got \"refusals:one:throw\""
+             COMMAND ${root_ok} LADDER_07_FAULT=refusals:one:throw ${cpu_run})
+
+# On two GPUs (label gpu; a skip on one): the stages whose cross-rank step is NCCL's (its init, the registration of
+# NCCL windows, the forwards' collectives, the timed runs' event waits) and an MPI exchange after them (compare).
+set(gpu_run ${LADDER_MPIRUN} --oversubscribe -np 2 ${CHAPTER_EXE} --batch 3 --seq 5 --dim 64 --hidden 208 --timeout 5
+            --trace-dir ${CMAKE_BINARY_DIR}/test-traces/07_tp_mlp.faults)
+set(any_line "error: stage \"STAGE\": rank [01] ")
+foreach(s nccl-init forwards)
+  # A throw before the collective: the other rank's NCCL wait passes the deadline, it aborts its communicator, and
+  # agree() reports the rank that threw.
+  tp_fault(07_tp_mlp.fault_${s}_throw ${s}:1:throw 1 40 LABEL gpu COMMAND ${gpu_run} --check-only
+           LINE0 "error: stage \"${s}\": rank 1: the fault injected by LADDER_07_FAULT \\(${s}:1:throw\\)$")
+endforeach()
+foreach(case "nccl-init;stall;3;--check-only" "nccl-init;exit;1;--check-only"
+        "comm-buffers;stall;3;--check-only;--window" "forwards;stall;3;--check-only" "forwards;exit;1;--check-only"
+        "compare;stall;3;--check-only" "timing;stall;3" "timing;exit;1")
+  list(POP_FRONT case s kind exit)
+  string(REPLACE "STAGE" "${s}" named "${any_line}")
+  if(kind STREQUAL "stall")
+    # One or two lines, each naming the stage and a rank: the rank that stalled past the deadline (its watchdog) or
+    # the one that waited for it (a polled wait), and perhaps the rank mpirun then stopped. Exactly one says why.
+    tp_fault(07_tp_mlp.fault_${s}_${kind} ${s}:1:${kind} ${exit} 60 LABEL gpu COMMAND ${gpu_run} ${case}
+             EACH "${named}(did not finish it within 5 s|waited [0-9]+ s for rank [01]|${stopped})"
+             LINE0 "${named}(did not finish it within 5 s|waited [0-9]+ s for rank [01])")
+  else()
+    tp_fault(07_tp_mlp.fault_${s}_${kind} ${s}:1:${kind} ${exit} 60 LABEL gpu COMMAND ${gpu_run} ${case}
+             LINE0 "${named}${stopped}")
+  endif()
+endforeach()
