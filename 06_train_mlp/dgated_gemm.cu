@@ -4,25 +4,24 @@
 //
 // Here the epilogue is the larger half of the work. Per element of dh it reads g and u and writes dg, du and h: 10
 // bytes, 250 MB at the blog's shape, where the GEMM itself writes 50 MB; and it runs the GELU and its derivative (one
-// exp2 and one reciprocal for both: gelu_backward.cuh). So the epilogue has warps of its own, and runs beside the
-// next tile's main loop instead of after it:
-//  - Persistent: one block an SM walks 128 x 128 tiles of dh in groups of kGroupM row blocks (04's tile_coords), so
-//    the blocks running at once share a few rows of dy and read g and u a few whole rows at a time. Two math
-//    warpgroups compute a tile (64 rows each, one wgmma m64n128k16 per k-step), fed by a producer warp through a ring
-//    of four 32 KB stages.
-//  - When a tile's main loop is done, the math warpgroups round dh to bf16 (as cuBLAS stores it), write it to one of
-//    two 32 KB dh buffers in shared memory (stmatrix, 04's swizzled staging layout) and go straight on to the next
-//    tile. Seven epilogue warps take it from there: each thread reads 16 bytes of g and of u from global memory
-//    (loads sent before it waits for dh, so they fly meanwhile), 16 bytes of dh from shared memory, and writes 16
-//    bytes of dg, du and h straight to global memory, 5 vectors at a time, twice a tile. A warp covers two whole
-//    256-byte rows, so every access is whole sectors. Only dh passes through shared memory: the ring keeps its four
-//    stages, and no store waits for a staging tile to drain.
-//  - L2: the TMA loads of dy and W_down^T, which many blocks read again, carry an evict_last policy; g, u, dg, du and
-//    h pass through once, so they stream (ld.global.cs / st.global.cs) and do not push the main loop's operands out.
-//  - Registers: 512 threads an SM leave 128 a thread, about what the math needs, so an epilogue thread holds one batch
-//    of g and u at a time, and the two batches of a tile are a loop (the same work unrolled into straight-line code
-//    measured slower). Nsight Compute sees the kernel wait on its loads: DRAM at 51% of peak, the SM issuing in half
-//    its cycles.
+// exp2 and one reciprocal for both: gelu_backward.cuh). So the epilogue has warps of its own and runs beside the next
+// tile's main loop, and g and u come to it the way the main loop's operands do, by TMA, ahead of need:
+//  - Persistent: one block an SM walks 128 x 128 tiles of dh in groups of kGroupM row blocks (hopper's tile_coords), so
+//    the blocks running at once share a few rows of dy. Two math warpgroups compute a tile (64 rows each, one wgmma
+//    m64n128k16 per k-step), fed through a ring of four 32 KB stages.
+//  - The producer warp has two loaders: lane 0 brings dy and W_down^T into the ring; lane 1 brings g and u into four
+//    16 KB slots, a quarter tile (32 rows of each) a slot, as soon as the epilogue has read the slot's previous
+//    quarter. So the next tile's g and u are on their way while this tile's epilogue runs, and an epilogue thread holds
+//    no loads in flight: it only ever waits for data that has landed.
+//  - When a tile's main loop is done, the math warpgroups round dh to bf16 (as cuBLAS stores it) into the 32 KB dh
+//    buffer (stmatrix, the swizzled staging layout) and go on with the next tile. Seven epilogue warps read dh, g and u
+//    from shared memory, 16 bytes each, and write dg, du and h straight to global memory, 16 bytes at a time; a warp's
+//    32 vectors are two whole 256-byte rows, so every store is whole sectors. One dh buffer is enough: the epilogue has
+//    the whole next main loop to read it.
+//  - Shared memory: ring 128 KB + dh 32 KB + g/u 64 KB = 224 KB, all an H100 block may have.
+//  - L2: the TMA loads of dy and W_down^T, which many blocks read again, carry an evict_last policy; those of g and u
+//    evict_first, and dg, du and h are streaming stores: they pass through once and do not push the main loop's
+//    operands out.
 // What each of these choices measured against the alternatives is in bench/results/dgated_gemm.md.
 // TMA does the main loop's edges (dy and W_down^T past the matrix load as zeros); the epilogue skips vectors past M
 // rows or hidden columns (hidden is a multiple of 8, so a vector is wholly in or out). The weight operand is W_down^T
@@ -54,25 +53,37 @@ constexpr int kRows = kBM / 2;              // rows of the tile each math warpgr
 constexpr int kPairs = kBN / 4;             // bf16 pairs of dh each math thread has: 64 values
 constexpr int kThreads = 4 * kWarpgroup;    // two math warpgroups, then seven epilogue warps and the producer's
 constexpr int kEpilogueThreads = 2 * kWarpgroup - 32;
-constexpr int kBatch = 5;                   // 16-byte vectors of g and u an epilogue thread has in flight
-constexpr int kVectors = kBM * kBN / 8;     // of a tile
-constexpr int kBatches = 2;                 // a tile's vectors, kBatch a thread at a time: 2 x 5 x 224 >= 2048
-static_assert(kBatches * kBatch * kEpilogueThreads >= kVectors, "the batches must cover the tile");
-using Smem = hopper::SmemLayout<kBM, kBN, kStages, 4>;  // the ring, then two dh buffers of two 16 KB panels each
-constexpr int kPanelBytes = kBM * 128;                // 128 rows x 64 columns of bf16
-constexpr int kTileBytes = 2 * kPanelBytes;           // one 128 x 128 dh buffer
-constexpr int kSmemBytes = Smem::kBytes + 16;         // two barriers more than the layout counts
+constexpr int kVectors = kBM * kBN / 8;     // 16-byte vectors of a tile
+constexpr int kChunks = 4;                  // g and u arrive a quarter tile at a time
+constexpr int kChunkRows = kBM / kChunks;   // 32 rows x 128 columns of g, then of u
+constexpr int kChunkVectors = kVectors / kChunks;
+constexpr int kGuPanelBytes = kChunkRows * 128;   // 32 rows x 64 columns of bf16: one TMA box
+constexpr int kChunkBytes = 4 * kGuPanelBytes;    // g's two panels, then u's two
+static_assert(kChunkVectors % 32 == 0, "a warp's 32 vectors must lie in one chunk");
+static_assert(kEpilogueThreads < kChunkVectors, "every epilogue warp must visit every chunk");
+// The ring, then one dh buffer (two 16 KB panels: two of the layout's output tiles) and the kChunks g/u slots (one
+// output tile each).
+using Smem = hopper::SmemLayout<kBM, kBN, kStages, 2 + kChunks>;
+static_assert(Smem::kOutBytes == kChunkBytes, "a g/u slot is one of the layout's output tiles");
+constexpr int kPanelBytes = kBM * 128;                  // 128 rows x 64 columns of bf16
+constexpr int kGuOffset = Smem::kOutOffset + 2 * kPanelBytes;
+constexpr int kSmemBytes = Smem::kBytes + 8 * 8;        // 18 barriers where the layout counts 10
 static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an H100 block can have");
 
-// Where the epilogue reads and writes, by plain pointers (row strides in elements).
+// Where the epilogue writes, by plain pointers (row strides in elements).
 struct Io {
-  const bf16 *g, *u;
   bf16 *dg, *du, *h;
-  int64_t ld_gu, ld_dgu, M, hidden;
+  int64_t ld_dgu, M, hidden;
 };
 
 __device__ __forceinline__ uint32_t pack(bf16 lo, bf16 hi) {
   return uint32_t(__bfloat16_as_ushort(lo)) | (uint32_t(__bfloat16_as_ushort(hi)) << 16);
+}
+
+__device__ __forceinline__ uint4 ld_shared_v4(uint32_t address) {
+  uint4 v;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
+  return v;
 }
 
 // One element: dg and du from dh (rounded to bf16 already), g and u, and h = gelu(g) * u; the sigmoid s computed once
@@ -99,85 +110,96 @@ __device__ __forceinline__ void backward_vector(const uint4& dh, uint4& g, uint4
   }
 }
 
-// The epilogue of tile (mb, nb), whose dh is in buffer `tile` once dh_full completes phase `parity`: batch by batch,
-// the thread's g and u vectors loaded, then dh read and dg, du, h written. Vector v of the tile is row v / 16, columns
-// 8 (v % 16) ... + 7: a warp's 32 vectors are two whole rows.
-__device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint32_t tile, uint64_t* dh_full,
-                                              uint32_t parity, int e) {
-#pragma unroll 1  // a loop, not straight-line code (the compiler's schedule of that was 18% slower)
-  for (int b = 0; b < kBatches; ++b) {
-    const auto where = [&](int j, int& v, int64_t& r, int64_t& c) {
-      v = e + (b * kBatch + j) * kEpilogueThreads;
-      r = int64_t(mb) * kBM + v / 16;
-      c = int64_t(nb) * kBN + 8 * (v % 16);
-      return v < kVectors && r < io.M && c < io.hidden;
-    };
-    uint4 g[kBatch], u[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      int v;
-      int64_t r, c;
-      if (where(j, v, r, c)) {  // streaming loads: read once, not worth keeping in L1 or L2
-        g[j] = __ldcs(reinterpret_cast<const uint4*>(io.g + r * io.ld_gu + c));
-        u[j] = __ldcs(reinterpret_cast<const uint4*>(io.u + r * io.ld_gu + c));
-      }
-    }
-    if (b == 0) hopper::mbar_wait(dh_full, parity);  // the first batch's loads fly meanwhile
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      int v;
-      int64_t r, c;
-      if (!where(j, v, r, c)) continue;
-      uint4 dh, h;
-      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(dh.x), "=r"(dh.y), "=r"(dh.z), "=r"(dh.w)
-                   : "r"(hopper::staged_address<kPanelBytes>(tile, v / 16, v % 16)));
-      backward_vector(dh, g[j], u[j], h);
-      __stcs(reinterpret_cast<uint4*>(io.dg + r * io.ld_dgu + c), g[j]);
-      __stcs(reinterpret_cast<uint4*>(io.du + r * io.ld_dgu + c), u[j]);
+// The epilogue of tile (mb, nb): dh is in the dh buffer, g and u arrive in the kChunks slots (chunk q holds rows
+// 32q .. 32q + 31). Thread e takes vectors e, e + kEpilogueThreads, ...; vector v is row v / 16, columns 8 (v % 16)
+// ... + 7, so a warp's 32 vectors are two whole rows of one chunk, and a warp hands a slot back to the producer as
+// soon as it has read its last vectors there.
+__device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint32_t dh_tile, uint32_t gu,
+                                              uint64_t* gu_full, uint64_t* gu_empty, uint32_t parity, int e) {
+  int first = e - e % 32;  // the warp's first vector in this round
+#pragma unroll 1
+  for (int q = 0; q < kChunks; ++q) {
+    hopper::mbar_wait(&gu_full[q], parity);
+    const uint32_t slot = gu + q * kChunkBytes;
+#pragma unroll 1  // a loop: unrolled twice it measured no faster
+    for (; first < (q + 1) * kChunkVectors; first += kEpilogueThreads) {
+      const int v = first + e % 32, row = v / 16, group = v % 16;
+      const int64_t r = int64_t(mb) * kBM + row, c = int64_t(nb) * kBN + 8 * group;
+      if (r >= io.M || c >= io.hidden) continue;
+      const uint32_t at = slot + hopper::staged_address<kGuPanelBytes>(0, row - q * kChunkRows, group);
+      uint4 g = ld_shared_v4(at), u = ld_shared_v4(at + 2 * kGuPanelBytes), h;
+      backward_vector(ld_shared_v4(hopper::staged_address<kPanelBytes>(dh_tile, row, group)), g, u, h);
+      __stcs(reinterpret_cast<uint4*>(io.dg + r * io.ld_dgu + c), g);  // streaming stores: written once
+      __stcs(reinterpret_cast<uint4*>(io.du + r * io.ld_dgu + c), u);
       __stcs(reinterpret_cast<uint4*>(io.h + r * io.hidden + c), h);
     }
+    __syncwarp();
+    if (e % 32 == 0) hopper::mbar_arrive(&gu_empty[q]);
   }
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
     dgated_gemm_kernel(const __grid_constant__ CUtensorMap map_dy, const __grid_constant__ CUtensorMap map_wt,
+                       const __grid_constant__ CUtensorMap map_g, const __grid_constant__ CUtensorMap map_u,
                        const Io io, int m_tiles, int n_tiles, int k_tiles) {
   using L = Smem;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   uint8_t* smem = hopper::align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBarrierOffset);
   uint64_t* empty = full + kStages;
-  uint64_t* dh_full = empty + kStages;  // [2]: the math warpgroups have written dh buffer b
-  uint64_t* dh_empty = dh_full + 2;     // [2]: the epilogue warps have read it
+  uint64_t* dh_full = empty + kStages;  // the math warpgroups have written the dh buffer
+  uint64_t* dh_empty = dh_full + 1;     // the epilogue warps have read it
+  uint64_t* gu_full = dh_empty + 1;     // [kChunks]: TMA has landed slot q's g and u
+  uint64_t* gu_empty = gu_full + kChunks;  // [kChunks]: the epilogue warps have read slot q
   if (threadIdx.x == 0) {
     hopper::init_ring<kStages>(full, empty, 2);  // both math warpgroups read every stage
-    for (int b = 0; b < 2; ++b) {
-      hopper::mbar_init(&dh_full[b], 2);
-      hopper::mbar_init(&dh_empty[b], kEpilogueThreads / 32);
+    hopper::mbar_init(dh_full, 2);
+    hopper::mbar_init(dh_empty, kEpilogueThreads / 32);
+    for (int q = 0; q < kChunks; ++q) {
+      hopper::mbar_init(&gu_full[q], 1);
+      hopper::mbar_init(&gu_empty[q], kEpilogueThreads / 32);
     }
     hopper::fence_barrier_init();
   }
   __syncthreads();
   const int num_tiles = m_tiles * n_tiles;
-  const uint32_t dh_base = hopper::smem_u32(smem + L::kOutOffset);  // buffer b at dh_base + b * kTileBytes
+  const uint32_t dh_tile = hopper::smem_u32(smem + L::kOutOffset);
+  const uint32_t gu = hopper::smem_u32(smem + kGuOffset);
 
-  if (threadIdx.x >= 2 * kWarpgroup + kEpilogueThreads) {  // the producer: one lane issues every TMA load
-    if (threadIdx.x != 2 * kWarpgroup + kEpilogueThreads) return;
-    const uint64_t keep = hopper::l2_evict_last();  // dy and W_down^T: read again by many tiles
-    uint32_t pos = 0;
-    for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-      int mb, nb;
-      hopper::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
-      for (int kt = 0; kt < k_tiles; ++kt, ++pos) {
-        const uint32_t s = pos % kStages;
-        if (pos >= kStages) hopper::mbar_wait(&empty[s], ((pos / kStages) - 1) & 1);
-        uint8_t* a = smem + s * L::kStageBytes;
-        uint8_t* b = a + L::kABytes;
-        hopper::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
-        hopper::tma_load_2d(a, &map_dy, &full[s], kt * kBK, mb * kBM, keep);                        // dy rows
-        hopper::tma_load_2d(b, &map_wt, &full[s], kt * kBK, nb * kBN, keep);                        // W_down^T rows..
-        hopper::tma_load_2d(b + L::kBHalfBytes, &map_wt, &full[s], kt * kBK, nb * kBN + kBN / 2, keep);  // ..+ 128
+  if (threadIdx.x >= 2 * kWarpgroup + kEpilogueThreads) {  // the producer warp: two lanes issue every TMA load
+    const int lane = threadIdx.x % 32;
+    if (lane == 0) {  // the main loop's operands, dy and W_down^T: read again by many tiles
+      const uint64_t keep = hopper::l2_evict_last();
+      uint32_t pos = 0;
+      for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+        int mb, nb;
+        hopper::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
+        for (int kt = 0; kt < k_tiles; ++kt, ++pos) {
+          const uint32_t s = pos % kStages;
+          if (pos >= kStages) hopper::mbar_wait(&empty[s], ((pos / kStages) - 1) & 1);
+          uint8_t* a = smem + s * L::kStageBytes;
+          uint8_t* b = a + L::kABytes;
+          hopper::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
+          hopper::tma_load_2d(a, &map_dy, &full[s], kt * kBK, mb * kBM, keep);                        // dy rows
+          hopper::tma_load_2d(b, &map_wt, &full[s], kt * kBK, nb * kBN, keep);                        // W_down^T rows..
+          hopper::tma_load_2d(b + L::kBHalfBytes, &map_wt, &full[s], kt * kBK, nb * kBN + kBN / 2, keep);  // ..+ 128
+        }
+      }
+    } else if (lane == 1) {  // the epilogue's g and u, a chunk as soon as its slot is free: they pass through once
+      const uint64_t stream = hopper::l2_evict_first();
+      for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
+        int mb, nb;
+        hopper::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
+        for (int q = 0; q < kChunks; ++q) {
+          if (i >= 1) hopper::mbar_wait(&gu_empty[q], (i - 1) & 1);
+          uint8_t* slot = smem + kGuOffset + q * kChunkBytes;
+          const int row = mb * kBM + q * kChunkRows;
+          hopper::mbar_arrive_expect_tx(&gu_full[q], kChunkBytes);
+          hopper::tma_load_2d(slot, &map_g, &gu_full[q], nb * kBN, row, stream);
+          hopper::tma_load_2d(slot + kGuPanelBytes, &map_g, &gu_full[q], nb * kBN + 64, row, stream);
+          hopper::tma_load_2d(slot + 2 * kGuPanelBytes, &map_u, &gu_full[q], nb * kBN, row, stream);
+          hopper::tma_load_2d(slot + 3 * kGuPanelBytes, &map_u, &gu_full[q], nb * kBN + 64, row, stream);
+        }
       }
     }
     return;
@@ -188,15 +210,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
       int mb, nb;
       hopper::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
-      epilogue_tile(io, mb, nb, dh_base + (i & 1) * kTileBytes, &dh_full[i & 1], (i >> 1) & 1, e);
-      __syncwarp();
-      if (e % 32 == 0) hopper::mbar_arrive(&dh_empty[i & 1]);  // the math may write buffer i & 1 again
+      hopper::mbar_wait(dh_full, i & 1);
+      epilogue_tile(io, mb, nb, dh_tile, gu, gu_full, gu_empty, i & 1, e);
+      if (e % 32 == 0) hopper::mbar_arrive(dh_empty);  // the math may write the dh buffer again
     }
     return;
   }
 
-  // The math warpgroups: each tile's main loop, then dh rounded to bf16 into buffer i & 1, once the epilogue has
-  // read what it held two tiles ago.
+  // The math warpgroups: each tile's main loop, then dh rounded to bf16 into the dh buffer, once the epilogue has
+  // read what it held a tile ago (it has had this tile's whole main loop to do so).
   const int c = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
   float acc[1][kBN / 2];
   for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
@@ -207,27 +229,26 @@ __global__ void __launch_bounds__(kThreads, 1)
     uint32_t dh[kPairs];
 #pragma unroll
     for (int q = 0; q < kPairs; ++q) dh[q] = hopper::pack_bf16x2(acc[0][2 * q], acc[0][2 * q + 1]);  // as cuBLAS
-    if (i >= 2) hopper::mbar_wait(&dh_empty[i & 1], ((i >> 1) - 1) & 1);
-    const uint32_t tile = dh_base + (i & 1) * kTileBytes;
+    if (i >= 1) hopper::mbar_wait(dh_empty, (i - 1) & 1);
 #pragma unroll
     for (int j = 0; j < kPairs / 2; j += 2)
-      hopper::stage_four<kPanelBytes>(tile, c * kRows, j, dh[2 * j], dh[2 * j + 1], dh[2 * j + 2], dh[2 * j + 3],
+      hopper::stage_four<kPanelBytes>(dh_tile, c * kRows, j, dh[2 * j], dh[2 * j + 1], dh[2 * j + 2], dh[2 * j + 3],
                                     thread);
     hopper::named_barrier_sync(1 + c, kWarpgroup);
-    if (thread == 0) hopper::mbar_arrive(&dh_full[i & 1]);
+    if (thread == 0) hopper::mbar_arrive(dh_full);
   }
 }
 
-// The tensor maps of one call (dy and W_down^T); the last few calls' maps are remembered (04's SmallCache), so a
-// training step called again with the same tensors encodes nothing.
+// The tensor maps of one call (dy, W_down^T, g and u); the last few calls' maps are remembered (hopper/map_cache.h), so
+// a training step called again with the same tensors encodes nothing.
 struct Maps {
-  CUtensorMap dy, wt;
+  CUtensorMap dy, wt, g, u;
 };
 struct Key {
   int device = 0;
-  const void *dy = nullptr, *wt = nullptr;
-  int64_t M = 0, dim = 0, hidden = 0;
-  auto fields() const { return std::tie(device, dy, wt, M, dim, hidden); }
+  const void *dy = nullptr, *wt = nullptr, *g = nullptr, *u = nullptr;
+  int64_t ld_gu = 0, M = 0, dim = 0, hidden = 0;
+  auto fields() const { return std::tie(device, dy, wt, g, u, ld_gu, M, dim, hidden); }
   bool operator==(const Key& o) const { return fields() == o.fields(); }
 };
 
@@ -239,15 +260,21 @@ void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, con
   static hopper::SmallCache<Key, Maps, 8> cache;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  const Maps maps = cache.get(Key{device, dy, w_down_t, M, dim, hidden}, [&] {
-    return Maps{hopper::tile_map(dy, M, dim, dim, kBM, "dy", "dgated_gemm"), hopper::tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T", "dgated_gemm")};
+  const Maps maps = cache.get(Key{device, dy, w_down_t, g, u, ld_gu, M, dim, hidden}, [&] {
+    const char* op = "dgated_gemm";
+    return Maps{hopper::tile_map(dy, M, dim, dim, kBM, "dy", op),
+                hopper::tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T", op),
+                hopper::tile_map(g, M, hidden, ld_gu, kChunkRows, "g", op),
+                hopper::tile_map(u, M, hidden, ld_gu, kChunkRows, "u", op)};
   });
   hopper::allow_smem<dgated_gemm_kernel>(kSmemBytes);
-  const int64_t m_tiles = hopper::ceil_div(M, kBM), n_tiles = hopper::ceil_div(hidden, kBN), k_tiles = hopper::ceil_div(dim, kBK);
+  const int64_t m_tiles = hopper::ceil_div(M, kBM), n_tiles = hopper::ceil_div(hidden, kBN);
+  const int64_t k_tiles = hopper::ceil_div(dim, kBK);
   const int grid = hopper::persistent_grid(m_tiles, n_tiles, k_tiles, "dgated_gemm");
-  const Io io{g, u, dg, du, h, ld_gu, ld_dgu, M, hidden};
-  dgated_gemm_kernel<<<grid, kThreads, kSmemBytes, stream>>>(maps.dy, maps.wt, io, static_cast<int>(m_tiles),
-                                                            static_cast<int>(n_tiles), static_cast<int>(k_tiles));
+  const Io io{dg, du, h, ld_dgu, M, hidden};
+  dgated_gemm_kernel<<<grid, kThreads, kSmemBytes, stream>>>(maps.dy, maps.wt, maps.g, maps.u, io,
+                                                            static_cast<int>(m_tiles), static_cast<int>(n_tiles),
+                                                            static_cast<int>(k_tiles));
   CUDA_CHECK_LAUNCH();
 }
 
