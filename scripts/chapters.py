@@ -99,7 +99,8 @@ def problems(path=FILE, root=ROOT):
         if e.kind in ("run", "trace"):
             ref = os.path.join(root, REFERENCE, e.name)
             if not (os.path.isdir(ref) or os.path.isfile(ref + ".json")):
-                out.append(f"{e.line}: no committed trace {REFERENCE}/{e.name}.json (or folder)")
+                out.append(f"{e.line}: no committed trace {REFERENCE}/{e.name}.json (or folder): scripts/record_traces.sh "
+                           "records it on a GPU")
         if e.kind == "figure":
             trace = e.rest.split()[0] if e.rest else ""
             if not e.name.endswith(".svg"):
