@@ -18,13 +18,16 @@ machine_facts() {
   torch_why=""
   python3 -c 'import torch' 2>/dev/null || torch_why=$torch_missing
   unbuilt=()  # targets asked about are looked up in BUILD (target_defined)
+  cuda_built=1
+  [ ! -f "$facts_build/CMakeCache.txt" ] || grep -q '^LADDER_HAVE_CUDA:INTERNAL=ON' "$facts_build/CMakeCache.txt" ||
+    cuda_built=0
 }
 
 # LADDER_PLAN_GPUS: the GPUs' compute capabilities, space-separated ("9.0 9.0"; empty for none); LADDER_PLAN_TORCH:
 # 1 or 0; LADDER_PLAN_UNBUILT: targets the build would not define (07_tp_mlp without MPI). Each one unset is this
 # machine's (LADDER_PLAN_UNBUILT: none, the plan assumes every target is built).
 plan_facts() {
-  if [ -n "${LADDER_PLAN_GPUS+set}" ] && [ -n "${LADDER_PLAN_TORCH:-}" ]; then gpu_caps=() torch_why=""
+  if [ -n "${LADDER_PLAN_GPUS+set}" ] && [ -n "${LADDER_PLAN_TORCH:-}" ]; then gpu_caps=() torch_why="" cuda_built=1
   else machine_facts "$1"; fi
   [ -z "${LADDER_PLAN_GPUS+set}" ] || read -ra gpu_caps <<< "$LADDER_PLAN_GPUS"
   case ${LADDER_PLAN_TORCH:-} in
@@ -34,7 +37,7 @@ plan_facts() {
     *) echo "error: LADDER_PLAN_TORCH is 1 or 0, not '$LADDER_PLAN_TORCH'" >&2; return 1 ;;
   esac
   read -ra unbuilt <<< "${LADDER_PLAN_UNBUILT:-}"
-  facts_build=""
+  facts_build="" cuda_built=1
 }
 
 target_defined() {
@@ -62,6 +65,10 @@ why_not() {
     echo "needs $n GPUs (mpirun -np $n); this machine has ${#gpu_caps[@]}"; return
   fi
   if chapters_has_need "$needs" torch && [ -n "$torch_why" ]; then echo "$torch_why"; return; fi
+  if chapters_has_need "$needs" cuda && ((cuda_built == 0)); then
+    echo "not built: this build has no CUDA (no nvcc was found, or LADDER_CUDA is OFF; the configure step said which)"
+    return
+  fi
   if ! target_defined "$target"; then
     if chapters_has_need "$needs" mpi; then
       echo "not built: it needs MPI and NCCL (the configure step says which is missing; scripts/setup.sh installs" \
