@@ -15,6 +15,15 @@ machine_facts() {
     # A driver too old to report compute_cap: count the GPUs, capability unknown ("?").
     ((${#gpu_caps[@]})) || mapfile -t gpu_caps < <(nvidia-smi -L | sed 's/.*/?/')
   fi
+  # nvidia-smi lists every GPU; the chapters see those CUDA_VISIBLE_DEVICES names (by index, or "?" by UUID).
+  if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+    local visible=() seen=() v
+    IFS=, read -ra visible <<< "$CUDA_VISIBLE_DEVICES"
+    for v in "${visible[@]}"; do
+      if [[ $v =~ ^[0-9]+$ ]]; then ((v < ${#gpu_caps[@]})) && seen+=("${gpu_caps[v]}"); else seen+=("?"); fi
+    done
+    gpu_caps=("${seen[@]}")
+  fi
   torch_why=""
   python3 -c 'import torch' 2>/dev/null || torch_why=$torch_missing
   unbuilt=()  # targets asked about are looked up in BUILD (target_defined)
