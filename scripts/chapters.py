@@ -36,7 +36,11 @@ def _read(path=FILE):
             text = text.strip()
             if not text or text.startswith("#"):
                 continue
-            where = f"{os.path.relpath(path, ROOT)}:{n}"
+            shown = os.path.abspath(path)
+            shown = os.path.relpath(shown, ROOT) if shown.startswith(ROOT + os.sep) else shown
+            where = f"{shown}:{n}"
+            if re.search(r"[|;\"'\[\]]", text):
+                raise ManifestError(f"{where}: an entry holds no quotes, bars, semicolons or brackets")
             fields = text.split(None, 4)
             if len(fields) < 4:
                 raise ManifestError(f"{where}: expected KIND CHAPTER NEEDS NAME [REST], found {text!r}")

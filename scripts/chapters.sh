@@ -16,7 +16,7 @@ chapters_entries() {
       for (i = 1; i <= 4; i++) sub(/^[ \t]*[^ \t]+/, "", rest)
       sub(/^[ \t]+/, "", rest); sub(/[ \t]+$/, "", rest)
       if (NF < 4) fail("expected KIND CHAPTER NEEDS NAME [REST], found \"" $0 "\"")
-      if (index($0, "|")) fail("no | in an entry")
+      if ($0 ~ "[][|;\"\047]") fail("an entry holds no quotes, bars, semicolons or brackets")
       n = split(needs, words, ",")
       for (i = 1; i <= n; i++)
         if (words[i] !~ /^(-|cuda|sm90|torch|mpi|gpus[0-9]+)$/)
