@@ -116,7 +116,8 @@ def markdown(header, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out-dir", type=Path, help="folder for the traces (default: traces/<gpu>/)")
+    ap.add_argument("--out-dir", "--trace-dir", type=Path, dest="out_dir",
+                    help="folder for the traces (default: traces/<gpu>/); --trace-dir, as the chapters name it")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("error: profile_mlp.py needs a CUDA GPU, and torch.cuda.is_available() is False", file=sys.stderr)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The ctest docs.figures_up_to_date: redraws every README picture (scripts/draw_figures.sh) into a temporary folder and
-# fails, naming the picture, when a committed one differs from what the committed trace draws now.
+# The ctest docs.figures_up_to_date: redraws every README picture (scripts/draw_figures.sh, the chapters' from the
+# `figure` lines of chapters.txt) into a temporary folder and fails, naming the picture, when a committed one differs
+# from what the committed trace draws now.
 #   scripts/figures_up_to_date.sh LADDER_TRACE
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +18,7 @@ for new in "$tmp"/*/figures/*.svg; do
   fi
 done
 for old in "$root"/*/figures/*.svg; do  # a committed picture no line draws any more
-  [[ -f $tmp/${old#"$root"/} ]] || { echo "stray picture: ${old#"$root"/} is drawn by no line of scripts/draw_figures.sh"; status=1; }
+  [[ -f $tmp/${old#"$root"/} ]] || { echo "stray picture: ${old#"$root"/} is drawn by no figure line of chapters.txt (nor scripts/draw_figures.sh)"; status=1; }
 done
 [[ $status -eq 0 ]] && echo "figures up to date: $n pictures"
 exit $status
