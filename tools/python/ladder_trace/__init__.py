@@ -138,6 +138,8 @@ class Trace:
 
 
 def _frame(columns):
+    """The one conversion to pandas: [(name, kind, values)] as the C++ module returns a table (kind "int", "float" or
+    "str"), to a DataFrame with int64, float64 and object columns in that order, whatever the values."""
     import pandas as pd
 
     data = {}

@@ -12,8 +12,10 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -30,6 +32,7 @@
 #include "trace/renderers/output_table.h"
 #include "trace/renderers/ranks_view.h"
 #include "trace/renderers/steps_table.h"
+#include "trace/renderers/table_records.h"
 #include "work/ladder_ops.h"
 
 namespace nb = nanobind;
@@ -37,6 +40,27 @@ using namespace ladder;
 using ladder::py::Column;
 
 namespace {
+
+// A Table (trace/analyses/table.h) for Python: [(name, kind, values)], kind "int", "float" or "str", every cell as the
+// analysis computed it (a float at full precision, NaN where it has no value). _frame in __init__.py makes the pandas
+// DataFrame of it: every method whose analysis returns a Table comes back through here.
+nb::list table_to_python(const Table& t) {
+  if (!t.rectangular()) throw std::logic_error("table " + t.name + ": columns of different lengths");
+  nb::list out;
+  for (const TableColumn& c : t.columns) {
+    nb::list values;
+    if (c.type == TableColumn::Int) {
+      for (int64_t v : c.ints) values.append(nb::int_(v));
+    } else if (c.type == TableColumn::Float) {
+      for (double v : c.floats) values.append(nb::float_(v));
+    } else {
+      for (const std::string& v : c.texts) values.append(nb::str(v.data(), v.size()));
+    }
+    const char* kind = c.type == TableColumn::Int ? "int" : c.type == TableColumn::Float ? "float" : "str";
+    out.append(nb::make_tuple(c.name, kind, values));
+  }
+  return out;
+}
 
 // One rank's trace and its index (the index keeps a reference to the trace: both live here, never moved).
 struct Rank {
@@ -186,6 +210,19 @@ class Traces {
     check_events(*r);
     r->index = std::make_unique<TraceIndex>(r->trace);
     ranks_.push_back(std::move(r));
+  }
+
+  // An analysis's Table for every rank, computed with the GIL released: a folder's joined into one with a "rank"
+  // column last (join_rank_tables), a single trace's as it is.
+  nb::list per_rank_table(const std::function<Table(const Rank&)>& analysis) const {
+    Table all;
+    {
+      nb::gil_scoped_release release;
+      std::vector<std::pair<int, Table>> tables;
+      for (const auto& r : ranks_) tables.emplace_back(r->rank, analysis(*r));
+      all = folder_ ? join_rank_tables(tables) : std::move(tables.front().second);
+    }
+    return table_to_python(all);
   }
 
   // A view of every rank, as one table: a folder's with a leading "rank" column, as the command's --csv joins them.
