@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "trace/analyses/steps.h"
 #include "trace/model/json_read.h"
+#include "trace/renderers/table_records.h"
 #include "trace/text/text.h"
 
 namespace ladder::cli {
@@ -65,6 +66,19 @@ void print_each_rank(const std::string& file, const std::string& step, OutputFor
     }
   }
   if (!records.empty()) fmt::print("{}", join_ranks(records, format));
+}
+
+void print_rank_tables(const std::string& file, const std::string& step, OutputFormat format, uint64_t max_json,
+                       const RankTable& table) {
+  const std::vector<RankTrace> ranks = load_ranks_or_file(file, max_json);
+  std::vector<std::pair<int, Table>> tables;
+  for (const RankTrace& r : ranks) {
+    check_trace(r.trace, r.path);
+    const TraceIndex index(r.trace);
+    tables.emplace_back(r.rank, table(r, index, find_step(index, step, r.path)));
+  }
+  if (tables.empty()) return;
+  fmt::print("{}", table_records(is_folder(file) ? join_rank_tables(tables) : tables.front().second, format));
 }
 
 }  // namespace ladder::cli

@@ -49,7 +49,7 @@ struct RawEvent {
   Num grid[3], block[3];
   bool has_dims = false, has_strides = false;
   std::vector<std::vector<Num>> dims, strides;
-  std::vector<std::string> types;
+  std::vector<std::string> types, concrete;
 };
 
 // The args keys read as numbers, and where each goes (grid, block and the "Input ..." lists are read on their own).
@@ -206,6 +206,7 @@ class Reader : json::Tokenizer {
     }
     for (const ArgSlot& s : kArgSlots) (r.*s.num).kind = Num::None;
     r.types.clear();
+    r.concrete.clear();
     object([&](std::string_view key) {
       if (key == "ph") {
         r.has_ph = string_value(r.ph);
@@ -263,6 +264,12 @@ class Reader : json::Tokenizer {
       array([&](size_t) {
         r.types.emplace_back();
         if (!string_value(r.types.back())) r.types.back().clear();
+      });
+    } else if (key == "Concrete Inputs") {  // what torch's FLOP count of conv2d reads (stride, padding, ...)
+      r.concrete.clear();
+      array([&](size_t) {
+        r.concrete.emplace_back();
+        if (!string_value(r.concrete.back())) r.concrete.back().clear();
       });
     } else if (key == "name") {
       if (!string_value(r.args_name)) r.args_name.clear();
@@ -427,7 +434,7 @@ class Reader : json::Tokenizer {
   std::shared_ptr<const OpInputs> op_inputs() {
     const RawEvent& r = raw_;
     const bool dims = r.has_dims && !r.dims.empty(), strides = r.has_strides && !r.strides.empty();
-    if (!dims && !strides && r.types.empty()) return nullptr;
+    if (!dims && !strides && r.types.empty() && r.concrete.empty()) return nullptr;
     std::string& key = inputs_key_;
     key.clear();
     for (const auto* lists : {dims ? &r.dims : nullptr, strides ? &r.strides : nullptr}) {
@@ -440,12 +447,15 @@ class Reader : json::Tokenizer {
       key.push_back('|');
     }
     for (const std::string& type : r.types) key.append(std::to_string(type.size())).append(":").append(type);
+    key.push_back('|');
+    for (const std::string& c : r.concrete) key.append(std::to_string(c.size())).append(":").append(c);
     auto seen = inputs_seen_.find(key);
     if (seen != inputs_seen_.end()) return seen->second;
     auto in = std::make_shared<OpInputs>();
     if (dims) in->dims = int_lists(r.dims, "Input Dims", true);  // checked once per distinct list: same text, same ints
     if (strides) in->strides = int_lists(r.strides, "Input Strides", false);
     in->types = r.types;
+    in->concrete = r.concrete;
     return inputs_seen_.emplace(key, std::move(in)).first->second;
   }
   double to_double(const Num& n, const char* field) {

@@ -21,6 +21,8 @@
 #include "base/error.h"
 #include "records.h"
 #include "trace/analyses/hta_window.h"
+#include "trace/analyses/kernel_table.h"
+#include "trace/analyses/key_averages_rows.h"
 #include "trace/analyses/peaks.h"
 #include "trace/model/index.h"
 #include "trace/model/json_read.h"
@@ -141,12 +143,12 @@ class Traces {
     opt.row_limit = rows;
     opt.group_by_input_shape = group_by_input_shape;
     opt.filter = filter;
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      opt.format = f;
+    if (rows == 0 || rows < -1) throw UsageError("rows must be None or a positive count of rows");
+    return per_rank_table([&](const Rank& r) {
       const int k = find_step(*r.index, step, r.path);
-      if (k < 0) return summary_table(*r.index, opt);
+      if (k < 0) return key_averages_frame(key_averages(*r.index, opt), group_by_input_shape);
       const Trace part = step_trace(*r.index, k);
-      return summary_table(TraceIndex(part), opt);
+      return key_averages_frame(key_averages(TraceIndex(part), opt), group_by_input_shape);
     });
   }
   // summary --steps --csv.
@@ -155,14 +157,13 @@ class Traces {
   }
   // kernels --csv [--step S] [--all] [--peak-tflops T --peak-gbps G]: the peak as the command picks it.
   nb::list kernels(const std::string& step, bool all, double peak_tflops, double peak_gbps) const {
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      KernelViewOptions opt;
-      opt.step = find_step(*r.index, step, r.path);
-      opt.all = all;
-      opt.format = f;
-      opt.peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
-      if (peak_tflops > 0 || peak_gbps > 0) opt.peak = Peak{peak_tflops, peak_gbps, "given", "peak_tflops, peak_gbps"};
-      return kernels_view(*r.index, opt);
+    // The command's checks (--peak-tflops, --peak-gbps: CLI::PositiveNumber); 0 stands for "not given".
+    if (!(peak_tflops >= 0) || !(peak_gbps >= 0) || std::isinf(peak_tflops) || std::isinf(peak_gbps))
+      throw UsageError("peak_tflops and peak_gbps must be positive numbers (or None)");
+    return per_rank_table([&](const Rank& r) {
+      Peak peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
+      if (peak_tflops > 0 || peak_gbps > 0) peak = Peak{peak_tflops, peak_gbps, "given", "peak_tflops, peak_gbps"};
+      return kernel_frame(kernel_table(*r.index, find_step(*r.index, step, r.path), all), peak);
     });
   }
   // breakdown --csv [--step S].
@@ -225,7 +226,7 @@ class Traces {
     return table_to_python(all);
   }
 
-  // A view of every rank, as one table: a folder's with a leading "rank" column, as the command's --csv joins them.
+  // A view of every rank, as one table: a folder's with a "rank" column last, as the command's --csv joins them.
   nb::list per_rank(const std::function<std::string(const Rank&, OutputFormat)>& view) const {
     std::vector<Column> all;
     {
@@ -233,7 +234,7 @@ class Traces {
       for (const auto& r : ranks_) {
         const std::string json = view(*r, OutputFormat::Json);
         std::vector<Column> cols = py::read_records(json, json == "[]\n" ? view(*r, OutputFormat::Csv) : "");
-        if (folder_) cols.insert(cols.begin(), py::constant_column("rank", r->rank, cols.empty() ? 0 : cols[0].size()));
+        if (folder_) cols.push_back(py::constant_column("rank", r->rank, cols.empty() ? 0 : cols[0].size()));
         py::append_rows(all, std::move(cols));
       }
     }
