@@ -33,6 +33,13 @@ void check_trace(const Trace& t, const std::string& file) {
   if (!t.load_note.empty()) fmt::print(stderr, "note: {}\n", t.load_note);
   if (t.events.empty())
     throw TraceError("trace " + file + " has no events (no \"ph\": \"X\" event with an integer pid)");
+  // A Chrome trace from another tool: complete events, none of the categories torch.profiler writes.
+  for (const Event& e : t.events) {
+    if (e.cat != Cat::Other) return;
+  }
+  throw TraceError(fmt::format("trace {} holds no PyTorch profiler event: none of its {} events is a cpu_op, "
+                               "user_annotation, cuda_runtime, kernel, gpu_memcpy or other category torch writes",
+                               file, t.events.size()));
 }
 
 Trace load(const std::string& file, uint64_t max_json) {

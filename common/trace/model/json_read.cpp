@@ -93,7 +93,7 @@ bool known_phase(std::string_view ph) {
 // A Kineto trace, read token by token into a Trace.
 class Reader : json::Tokenizer {
  public:
-  Reader(json::Source& in, const std::string& name) : Tokenizer(in, name) {}
+  Reader(json::Source& in, const std::string& name, bool gzip = false) : Tokenizer(in, name), gzip_(gzip) {}
 
   void reserve(size_t events) { trace_.events.reserve(events); }
 
@@ -103,8 +103,11 @@ class Reader : json::Tokenizer {
       read_events();
     } else if (in_.peek() == '{') {
       read_top_object();
+    } else if (in_.peek() < 0) {
+      fail_syntax(gzip_ ? "the gzip holds no text (an empty trace)" : "the file is empty");
     } else {
-      fail_syntax("expected '{' or '[' (the file is neither a JSON trace nor gzip)");
+      fail_syntax(gzip_ ? "expected '{' or '[': what the gzip holds is not a JSON trace"
+                        : "expected '{' or '[' (the file is neither a JSON trace nor gzip)");
     }
     ws();
     if (in_.peek() >= 0) fail_syntax("unexpected text after the end");
@@ -534,6 +537,7 @@ class Reader : json::Tokenizer {
   std::map<int64_t, std::string> process_names_;
   std::map<std::pair<int64_t, int64_t>, std::string> thread_names_;  // (pid, tid) -> name
   std::optional<int64_t> meta_ts_;  // the first metadata event's ts: the capture window's start
+  bool gzip_ = false;               // the text came out of a gzip (the messages say so)
   std::unordered_map<std::string, std::shared_ptr<const OpInputs>> inputs_seen_;  // op_inputs(): key -> the one copy
   std::string inputs_key_;                                                         // op_inputs()'s key, reused
   std::unordered_map<std::string, size_t> process_group_index_;  // name -> index in trace_.process_groups
@@ -548,7 +552,7 @@ Trace parse_trace(std::string_view text, const std::string& name) {
 
 Trace load_trace(const std::string& path, uint64_t max_json_bytes) {
   TraceInput input(path, max_json_bytes);
-  Reader reader(input.source(), path);
+  Reader reader(input.source(), path, input.gzip());
   // An Event is ~250 bytes, a Kineto X event 300-500 bytes of JSON. Reserving one event per 128 bytes of text costs
   // address space only (pages never written are never resident) and spares the copy that doubling a vector of a
   // 1 GB trace's events would make (1.5x its memory at the peak). Past that estimate the vector grows as usual.

@@ -72,9 +72,17 @@ struct Rank {
   std::unique_ptr<TraceIndex> index;
 };
 
+// The command's checks (tools/ladder_trace/command.cpp, check_trace): events, and some of them torch.profiler's.
 void check_events(const Rank& r) {
   if (r.trace.events.empty())
     throw TraceError("trace " + r.path + " has no events (no \"ph\": \"X\" event with an integer pid)");
+  for (const Event& e : r.trace.events) {
+    if (e.cat != Cat::Other) return;
+  }
+  throw TraceError("trace " + r.path + " holds no PyTorch profiler event: none of its " +
+                   std::to_string(r.trace.events.size()) +
+                   " events is a cpu_op, user_annotation, cuda_runtime, kernel, gpu_memcpy or other category torch "
+                   "writes");
 }
 
 class Traces {

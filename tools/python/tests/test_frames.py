@@ -226,7 +226,8 @@ def test_kernels_are_htas(key):
     assert compared >= 3
 
 
-@pytest.mark.parametrize("name", ["bin.json", "ctl.json", "trunc.json.gz", "ts_out_of_range.json", "all_skipped.json"])
+@pytest.mark.parametrize("name", ["bin.json", "ctl.json", "trunc.json.gz", "ts_out_of_range.json", "all_skipped.json",
+                                  "empty.json", "not_json.json.gz", "chrome_no_torch.json"])
 def test_bad_trace_is_one_line_as_the_command_says(name):
     path = os.path.join(DATA, "hostile", name)
     run = subprocess.run([CLI, "summary", path], capture_output=True, text=True)
