@@ -125,8 +125,24 @@ class Trace:
 
     def memory(self, step=None):
         """A profile_memory=True trace's memory per step and device (`ladder-trace memory --csv`): the peaks ("table"
-        == "peak"), the blocks alive at each peak ("alive") and per-op allocation statistics ("op"), in bytes."""
+        == "peak"), the blocks alive at each peak ("alive") and per-op allocation statistics ("op"), in bytes, in one
+        frame as the command prints them; memory_steps(), memory_blocks() and memory_ops() give each its own."""
         return _frame(self._t.memory(_step(step)))
+
+    def memory_steps(self, step=None):
+        """The peaks of memory(), one row per step and device: peak_allocated (bytes), peak_allocated_us (from the
+        step's start), peak_reserved (-1 where the trace holds no "Total Reserved"), alive_blocks, before_trace."""
+        return _frame(self._t.memory_frame(_step(step), 0))
+
+    def memory_blocks(self, step=None):
+        """The blocks alive at each peak of memory(): step, device, the op that made the block, addr, bytes,
+        alloc_us."""
+        return _frame(self._t.memory_frame(_step(step), 1))
+
+    def memory_ops(self, step=None):
+        """The per-op allocation statistics of memory() (the TensorBoard plugin's Memory view): calls, size increase,
+        allocation count and size, each with its self figure, in bytes."""
+        return _frame(self._t.memory_frame(_step(step), 2))
 
     def ranks(self, step=None):
         """Per step and rank: wall time, computation, overlap and communication, collectives and who waited for whom

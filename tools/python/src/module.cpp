@@ -23,6 +23,7 @@
 #include "trace/analyses/hta_window.h"
 #include "trace/analyses/kernel_table.h"
 #include "trace/analyses/key_averages_rows.h"
+#include "trace/analyses/memory_frames.h"
 #include "trace/analyses/peaks.h"
 #include "trace/model/index.h"
 #include "trace/model/json_read.h"
@@ -186,6 +187,19 @@ class Traces {
       return memory_view(*r.index, find_step(*r.index, step, r.path), f);
     });
   }
+  // memory --csv's three kinds of rows, one typed table each (which: 0 the peaks, 1 the blocks alive at them, 2 the
+  // per-op statistics), with the view's refusal of a trace without [memory] records.
+  nb::list memory_frame(const std::string& step, int which) const {
+    return per_rank_table([&](const Rank& r) {
+      if (r.trace.memory.empty()) {
+        throw TraceError("the trace holds no [memory] record: record it with torch.profiler.profile(profile_memory=True)");
+      }
+      const MemoryReport rep = memory_report(*r.index, find_step(*r.index, step, r.path));
+      return which == 0 ? memory_steps_frame(*r.index, rep)
+             : which == 1 ? memory_blocks_frame(*r.index, rep)
+                          : memory_ops_frame(*r.index, rep);
+    });
+  }
   // HolisticTraceAnalysis's get_temporal_breakdown per rank, over the activities HTA keeps
   // (trace/analyses/hta_window.h), in nanoseconds: [(rank, span, idle, compute, non_compute)].
   std::vector<std::tuple<int, int64_t, int64_t, int64_t, int64_t>> hta_temporal() const {
@@ -299,6 +313,7 @@ NB_MODULE(_core, m) {
       .def("kernels", &Traces::kernels, nb::arg("step"), nb::arg("all"), nb::arg("peak_tflops"), nb::arg("peak_gbps"))
       .def("breakdown", &Traces::breakdown, nb::arg("step"))
       .def("memory", &Traces::memory, nb::arg("step"))
+      .def("memory_frame", &Traces::memory_frame, nb::arg("step"), nb::arg("which"))
       .def("rank_table", &Traces::rank_table, nb::arg("step"))
       .def("hta_temporal", &Traces::hta_temporal);
 }

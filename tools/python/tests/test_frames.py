@@ -124,6 +124,28 @@ def test_memory(loaded):
     assert "CUDA Mem" in t.summary().columns
 
 
+def test_memory_frames_one_per_table(loaded):
+    """memory_steps(), memory_blocks() and memory_ops(): memory()'s three kinds of rows, each its own typed frame."""
+    t = loaded(MEMORY)
+    m = t.memory()
+    for frame, kind, cols in [(t.memory_steps(), "peak", ["step", "device", "peak_allocated", "peak_allocated_us",
+                                                         "before_trace"]),
+                              (t.memory_blocks(), "alive", ["step", "device", "op", "addr", "bytes", "alloc_us"]),
+                              (t.memory_ops(), "op", ["step", "device", "op", "calls", "size_increase",
+                                                      "self_size_increase", "allocation_count", "allocation_size"])]:
+        rows = m[m["table"] == kind].reset_index(drop=True)
+        assert len(frame) == len(rows) > 0, kind
+        for col in cols:
+            if frame[col].dtype == object:
+                assert frame[col].tolist() == rows[col].tolist(), (kind, col)
+            else:
+                assert np.allclose(frame[col].to_numpy("float64"), rows[col].to_numpy("float64"), rtol=0, atol=5e-4)
+    assert t.memory_steps()["peak_allocated"].dtype == "int64"
+    assert t.memory_steps()["peak_allocated"].max() == 110676480
+    with pytest.raises(lt.TraceError, match="no \\[memory\\] record"):
+        lt.load(os.path.join(REPO, "traces", "reference", "h100", "02_linear.json")).memory_steps()
+
+
 def test_rank_ids(loaded):
     assert loaded(RANKS).rank_ids == [0, 1]
 
