@@ -62,6 +62,15 @@ TEST(KernelRatings, LadderGemmsOnTensorCoresAndFp32GemmAgainstFp32) {
   EXPECT_LE(sgemm.tflops_pct, 100);
 }
 
+// 07's NCCL kernel: its own footnote, not "recorded without record_shapes=True" (its trace has shapes).
+TEST(KernelRatings, NcclKernelsSayTheyAreCollectives) {
+  const auto rows = frame_rows(
+      load_trace(kRef + "07_tp_mlp_tp_b64_s128_d768_h3072_np2/rank0.1795711878581913338.pt.trace.json"));
+  const FrameRow& nccl = row_named(rows, "ncclDevKernel_AllReduce");
+  EXPECT_NE(nccl.note.find("a collective (NCCL)"), std::string::npos) << nccl.note;
+  EXPECT_EQ(nccl.note.find("record_shapes"), std::string::npos) << nccl.note;
+}
+
 TEST(KernelRatings, TensorCoresFromTheOpsDtypeWhereTheNameDoesNotSay) {
   Event mm;
   mm.cat = Cat::CpuOp;

@@ -220,6 +220,9 @@ def test_frames_have_fixed_dtypes_and_the_names_readers_know():
     mm = s[s["Name"] == "aten::mm"].iloc[0]
     assert mm["Total FLOPs"] == 369098752  # torch's table: aten::mm ... 369098.752 (Total KFLOPs)
     assert s["# of Calls"].dtype == "int64"
+    # A range torch lists twice, its CPU range and its span on the GPU lane: "device" tells them apart.
+    f = lt.load(os.path.join(REPO, "traces", "reference", "h100", "03_fused_mlp.json")).summary()
+    assert sorted(f[f["Name"] == "mlp_fwd"]["device"]) == ["CPU", "CUDA"]
 
 
 @pytest.mark.parametrize("key", ["nccl_ddp", "user_ranks"])
