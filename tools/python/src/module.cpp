@@ -24,6 +24,7 @@
 #include "trace/analyses/kernel_table.h"
 #include "trace/analyses/key_averages_rows.h"
 #include "trace/analyses/memory_frames.h"
+#include "trace/analyses/step_frames.h"
 #include "trace/analyses/peaks.h"
 #include "trace/model/index.h"
 #include "trace/model/json_read.h"
@@ -162,7 +163,7 @@ class Traces {
   }
   // summary --steps --csv.
   nb::list steps() const {
-    return per_rank([](const Rank& r, OutputFormat f) { return regime_table(*r.index, f); });
+    return per_rank_table([](const Rank& r) { return steps_frame(*r.index); });
   }
   // kernels --csv [--step S] [--all] [--peak-tflops T --peak-gbps G]: the peak as the command picks it.
   nb::list kernels(const std::string& step, bool all, double peak_tflops, double peak_gbps) const {
@@ -177,9 +178,7 @@ class Traces {
   }
   // breakdown --csv [--step S].
   nb::list breakdown(const std::string& step) const {
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      return breakdown_view(*r.index, find_step(*r.index, step, r.path), f);
-    });
+    return per_rank_table([&](const Rank& r) { return breakdown_frame(*r.index, find_step(*r.index, step, r.path)); });
   }
   // memory --csv [--step S].
   nb::list memory(const std::string& step) const {
