@@ -385,7 +385,9 @@ Table key_averages_frame(const KeyAverages& t, bool by_shape) {
                         "Self CUDA %", "CUDA total", "CUDA time avg"})
     c.push_back(out.add(h, F));
   std::vector<size_t> mem;
-  for (const char* h : {"CPU Mem", "Self CPU Mem", "CUDA Mem", "Self CUDA Mem", "# of Calls"}) mem.push_back(out.add(h, I));
+  for (const char* h : {"CPU Mem", "Self CPU Mem", "CUDA Mem", "Self CUDA Mem", "# of Calls"}) {
+    mem.push_back(out.add(h, I));
+  }
   const size_t flops = out.add("Total FLOPs", F), device = out.add("device", S);
   const double nan = std::nan("");
   auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };

@@ -20,7 +20,9 @@ double us_in_step(const TraceIndex& index, int step, int64_t ts_ns) {
   return static_cast<double>(ts_ns - index.steps()[static_cast<size_t>(step)].ts_ns) / 1e3;
 }
 
-const std::string& step_name(const TraceIndex& index, int step) { return index.steps()[static_cast<size_t>(step)].name; }
+const std::string& step_name(const TraceIndex& index, int step) {
+  return index.steps()[static_cast<size_t>(step)].name;
+}
 
 }  // namespace
 

@@ -127,7 +127,9 @@ std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt)
                        table.rows.empty() ? " (the trace holds no kernel, copy or set)" : "");
   }
   if (partial) out += "  * over the calls whose work is known; the mark beside it says why the others' is not\n";
-  for (size_t k = 0; k < notes.used.size(); ++k) out += fmt::format("  [{}] {}\n", k + 1, kernel_why_text(notes.used[k]));
+  for (size_t k = 0; k < notes.used.size(); ++k) {
+    out += fmt::format("  [{}] {}\n", k + 1, kernel_why_text(notes.used[k]));
+  }
   return out;
 }
 
