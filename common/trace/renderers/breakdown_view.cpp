@@ -3,38 +3,17 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-
+#include "trace/analyses/step_frames.h"
 #include "trace/analyses/steps.h"
+#include "trace/renderers/table_records.h"
 #include "trace/text/text.h"
 
 namespace ladder {
 
 std::string breakdown_view(const TraceIndex& index, int step, OutputFormat format) {
+  if (format != OutputFormat::Text) return table_records(breakdown_frame(index, step), format);
   const std::vector<std::pair<std::string, TimeBreakdown>> rows = step_breakdowns(index, step);
   auto us = [](int64_t ns) { return fmt::format("{:.1f}", ns / 1e3); };
-  if (format != OutputFormat::Text) {
-    OutputTable rec;
-    rec.columns = {"step", "wall_us"};
-    for (int p = 0; p < kParts; ++p) {
-      std::string c = part_name(static_cast<Part>(p));
-      for (char& ch : c) ch = ch == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      rec.columns.push_back(c + "_us");
-    }
-    for (const char* c : {"gpu_busy_us", "gpu_idle_us", "gpu_summed_us", "concurrency"}) rec.columns.push_back(c);
-    rec.numeric.assign(rec.columns.size(), true);
-    rec.numeric[0] = false;
-    for (const auto& [name, b] : rows) {
-      std::vector<std::string> cells = {name, us(b.wall_ns())};
-      for (int p = 0; p < kParts; ++p) cells.push_back(us(b.ns[p]));
-      cells.push_back(us(b.gpu_busy_ns));
-      cells.push_back(us(b.gpu_idle_ns()));
-      cells.push_back(us(b.gpu_summed_ns));
-      cells.push_back(b.gpu_busy_ns > 0 ? fmt::format("{:.3f}", double(b.gpu_summed_ns) / b.gpu_busy_ns) : "");
-      rec.rows.push_back(std::move(cells));
-    }
-    return format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
-  }
   std::string out =
       "Step time breakdown, us (each moment goes to the first category active: Kernel > Memcpy > Memset > "
       "Communication > Runtime > DataLoader > CPU Exec > Other; the parts add up to the step's wall time)\n";

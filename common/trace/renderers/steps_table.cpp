@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/analyses/step_frames.h"
+#include "trace/renderers/table_records.h"
 #include "trace/text/text.h"
 
 namespace ladder {
@@ -10,18 +12,7 @@ namespace ladder {
 std::string regime_table(const TraceIndex& index) { return regime_table(index, OutputFormat::Text); }
 
 std::string regime_table(const TraceIndex& index, OutputFormat format) {
-  if (format != OutputFormat::Text) {
-    OutputTable rec;
-    rec.columns = {"step", "kernels", "wall_us", "gpu_busy_us", "busy_pct", "cpu_launch_us", "cpu_sync_us"};
-    rec.numeric = {false, true, true, true, true, true, true};
-    for (const StepStats& s : step_stats(index)) {
-      rec.rows.push_back({s.name, fmt::format("{}", s.kernels), fmt::format("{:.3f}", s.dur_ns / 1e3),
-                          fmt::format("{:.3f}", s.gpu_busy_ns / 1e3),
-                          fmt::format("{:.2f}", s.dur_ns ? 100.0 * s.gpu_busy_ns / s.dur_ns : 0.0),
-                          fmt::format("{:.3f}", s.launch_ns / 1e3), fmt::format("{:.3f}", s.sync_ns / 1e3)});
-    }
-    return format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
-  }
+  if (format != OutputFormat::Text) return table_records(steps_frame(index), format);
   std::string out = "Per step: is the GPU waiting for the CPU, or the CPU for the GPU?\n";
   if (index.whole_trace()) out += "(no ProfilerStep in this trace: one window over the whole trace)\n";
   out += fmt::format("  {:<16} {:>8} {:>11} {:>11} {:>7} {:>12} {:>11}\n", "step", "kernels", "wall", "GPU busy",

@@ -187,5 +187,5 @@ TEST(StepRecords, CsvAndJsonHoldTheStepTable) {
   const std::vector<std::string> csv = lines_of(regime_table(index, OutputFormat::Csv));
   ASSERT_EQ(csv.size(), 1 + steps.size());
   EXPECT_EQ(csv[0], "step,kernels,wall_us,gpu_busy_us,busy_pct,cpu_launch_us,cpu_sync_us");
-  EXPECT_EQ(csv[2], "ProfilerStep#3,4,255.728,220.678,86.29,22.451,163.936");
+  EXPECT_EQ(csv[2], "ProfilerStep#3,4,255.728,220.678,86.29403115810548,22.451,163.936");  // every digit
 }

@@ -12,13 +12,19 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
 #include "records.h"
 #include "trace/analyses/hta_window.h"
+#include "trace/analyses/kernel_table.h"
+#include "trace/analyses/key_averages_rows.h"
+#include "trace/analyses/memory_frames.h"
+#include "trace/analyses/step_frames.h"
 #include "trace/analyses/peaks.h"
 #include "trace/model/index.h"
 #include "trace/model/json_read.h"
@@ -30,6 +36,7 @@
 #include "trace/renderers/output_table.h"
 #include "trace/renderers/ranks_view.h"
 #include "trace/renderers/steps_table.h"
+#include "trace/renderers/table_records.h"
 #include "work/ladder_ops.h"
 
 namespace nb = nanobind;
@@ -37,6 +44,27 @@ using namespace ladder;
 using ladder::py::Column;
 
 namespace {
+
+// A Table (trace/analyses/table.h) for Python: [(name, kind, values)], kind "int", "float" or "str", every cell as the
+// analysis computed it (a float at full precision, NaN where it has no value). _frame in __init__.py makes the pandas
+// DataFrame of it: every method whose analysis returns a Table comes back through here.
+nb::list table_to_python(const Table& t) {
+  if (!t.rectangular()) throw std::logic_error("table " + t.name + ": columns of different lengths");
+  nb::list out;
+  for (const TableColumn& c : t.columns) {
+    nb::list values;
+    if (c.type == TableColumn::Int) {
+      for (int64_t v : c.ints) values.append(nb::int_(v));
+    } else if (c.type == TableColumn::Float) {
+      for (double v : c.floats) values.append(nb::float_(v));
+    } else {
+      for (const std::string& v : c.texts) values.append(nb::str(v.data(), v.size()));
+    }
+    const char* kind = c.type == TableColumn::Int ? "int" : c.type == TableColumn::Float ? "float" : "str";
+    out.append(nb::make_tuple(c.name, kind, values));
+  }
+  return out;
+}
 
 // One rank's trace and its index (the index keeps a reference to the trace: both live here, never moved).
 struct Rank {
@@ -46,9 +74,17 @@ struct Rank {
   std::unique_ptr<TraceIndex> index;
 };
 
+// The command's checks (tools/ladder_trace/command.cpp, check_trace): events, and some of them torch.profiler's.
 void check_events(const Rank& r) {
   if (r.trace.events.empty())
     throw TraceError("trace " + r.path + " has no events (no \"ph\": \"X\" event with an integer pid)");
+  for (const Event& e : r.trace.events) {
+    if (e.cat != Cat::Other) return;
+  }
+  throw TraceError("trace " + r.path + " holds no PyTorch profiler event: none of its " +
+                   std::to_string(r.trace.events.size()) +
+                   " events is a cpu_op, user_annotation, cuda_runtime, kernel, gpu_memcpy or other category torch "
+                   "writes");
 }
 
 class Traces {
@@ -117,40 +153,50 @@ class Traces {
     opt.row_limit = rows;
     opt.group_by_input_shape = group_by_input_shape;
     opt.filter = filter;
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      opt.format = f;
+    if (rows == 0 || rows < -1) throw UsageError("rows must be None or a positive count of rows");
+    return per_rank_table([&](const Rank& r) {
       const int k = find_step(*r.index, step, r.path);
-      if (k < 0) return summary_table(*r.index, opt);
+      if (k < 0) return key_averages_frame(key_averages(*r.index, opt), group_by_input_shape);
       const Trace part = step_trace(*r.index, k);
-      return summary_table(TraceIndex(part), opt);
+      return key_averages_frame(key_averages(TraceIndex(part), opt), group_by_input_shape);
     });
   }
   // summary --steps --csv.
   nb::list steps() const {
-    return per_rank([](const Rank& r, OutputFormat f) { return regime_table(*r.index, f); });
+    return per_rank_table([](const Rank& r) { return steps_frame(*r.index); });
   }
   // kernels --csv [--step S] [--all] [--peak-tflops T --peak-gbps G]: the peak as the command picks it.
   nb::list kernels(const std::string& step, bool all, double peak_tflops, double peak_gbps) const {
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      KernelViewOptions opt;
-      opt.step = find_step(*r.index, step, r.path);
-      opt.all = all;
-      opt.format = f;
-      opt.peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
-      if (peak_tflops > 0 || peak_gbps > 0) opt.peak = Peak{peak_tflops, peak_gbps, "given", "peak_tflops, peak_gbps"};
-      return kernels_view(*r.index, opt);
+    // The command's checks (--peak-tflops, --peak-gbps: CLI::PositiveNumber); 0 stands for "not given".
+    if (!(peak_tflops >= 0) || !(peak_gbps >= 0) || std::isinf(peak_tflops) || std::isinf(peak_gbps))
+      throw UsageError("peak_tflops and peak_gbps must be positive numbers (or None)");
+    return per_rank_table([&](const Rank& r) {
+      Peak peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
+      if (peak_tflops > 0 || peak_gbps > 0) peak = Peak{peak_tflops, peak_gbps, "given", "peak_tflops, peak_gbps"};
+      return kernel_frame(kernel_table(*r.index, find_step(*r.index, step, r.path), all), peak);
     });
   }
   // breakdown --csv [--step S].
   nb::list breakdown(const std::string& step) const {
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      return breakdown_view(*r.index, find_step(*r.index, step, r.path), f);
-    });
+    return per_rank_table([&](const Rank& r) { return breakdown_frame(*r.index, find_step(*r.index, step, r.path)); });
   }
   // memory --csv [--step S].
   nb::list memory(const std::string& step) const {
     return per_rank([&](const Rank& r, OutputFormat f) {
       return memory_view(*r.index, find_step(*r.index, step, r.path), f);
+    });
+  }
+  // memory --csv's three kinds of rows, one typed table each (which: 0 the peaks, 1 the blocks alive at them, 2 the
+  // per-op statistics), with the view's refusal of a trace without [memory] records.
+  nb::list memory_frame(const std::string& step, int which) const {
+    return per_rank_table([&](const Rank& r) {
+      if (r.trace.memory.empty()) {
+        throw TraceError("the trace holds no [memory] record: record it with torch.profiler.profile(profile_memory=True)");
+      }
+      const MemoryReport rep = memory_report(*r.index, find_step(*r.index, step, r.path));
+      return which == 0 ? memory_steps_frame(*r.index, rep)
+             : which == 1 ? memory_blocks_frame(*r.index, rep)
+                          : memory_ops_frame(*r.index, rep);
     });
   }
   // HolisticTraceAnalysis's get_temporal_breakdown per rank, over the activities HTA keeps
@@ -188,7 +234,20 @@ class Traces {
     ranks_.push_back(std::move(r));
   }
 
-  // A view of every rank, as one table: a folder's with a leading "rank" column, as the command's --csv joins them.
+  // An analysis's Table for every rank, computed with the GIL released: a folder's joined into one with a "rank"
+  // column last (join_rank_tables), a single trace's as it is.
+  nb::list per_rank_table(const std::function<Table(const Rank&)>& analysis) const {
+    Table all;
+    {
+      nb::gil_scoped_release release;
+      std::vector<std::pair<int, Table>> tables;
+      for (const auto& r : ranks_) tables.emplace_back(r->rank, analysis(*r));
+      all = folder_ ? join_rank_tables(tables) : std::move(tables.front().second);
+    }
+    return table_to_python(all);
+  }
+
+  // A view of every rank, as one table: a folder's with a "rank" column last, as the command's --csv joins them.
   nb::list per_rank(const std::function<std::string(const Rank&, OutputFormat)>& view) const {
     std::vector<Column> all;
     {
@@ -196,7 +255,7 @@ class Traces {
       for (const auto& r : ranks_) {
         const std::string json = view(*r, OutputFormat::Json);
         std::vector<Column> cols = py::read_records(json, json == "[]\n" ? view(*r, OutputFormat::Csv) : "");
-        if (folder_) cols.insert(cols.begin(), py::constant_column("rank", r->rank, cols.empty() ? 0 : cols[0].size()));
+        if (folder_) cols.push_back(py::constant_column("rank", r->rank, cols.empty() ? 0 : cols[0].size()));
         py::append_rows(all, std::move(cols));
       }
     }
@@ -253,6 +312,7 @@ NB_MODULE(_core, m) {
       .def("kernels", &Traces::kernels, nb::arg("step"), nb::arg("all"), nb::arg("peak_tflops"), nb::arg("peak_gbps"))
       .def("breakdown", &Traces::breakdown, nb::arg("step"))
       .def("memory", &Traces::memory, nb::arg("step"))
+      .def("memory_frame", &Traces::memory_frame, nb::arg("step"), nb::arg("which"))
       .def("rank_table", &Traces::rank_table, nb::arg("step"))
       .def("hta_temporal", &Traces::hta_temporal);
 }
