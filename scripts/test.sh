@@ -5,7 +5,8 @@
 # in build-nocuda/), the build a reader without the toolkit gets, so that neither configuration rots.
 # Its arguments go to ctest. One test, the consumer check (label `consumers`), installs HolisticTraceAnalysis, the
 # TensorBoard profiler plugin and pandas from PyPI into build/tools/consumers/venvs/ (about 580 MB) on its first run;
-# `scripts/test.sh -LE consumers` leaves it out. The last line sums up both builds' tests.
+# `scripts/test.sh -LE consumers` leaves it out. The last lines sum up both builds' tests, then say what did not run and
+# why, one line per reason.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"  # started as `sh scripts/...`: the lines below need bash
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,4 +61,17 @@ for log in "${logs[@]}"; do
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
 echo "ladder: $passed passed, $failed failed, $skipped skipped"
+# What did not run, one line per reason (scripts/skip_reasons.awk reads it from each skipped test's output), with the
+# names of the tests a machine could not run, and of a reason's tests where there are few: "212 skipped: no CUDA GPU", "10 not run: needs 2 GPUs (07_tp_mlp.np2_trace_tp, ...)".
+for log in "${logs[@]}"; do
+  awk -f scripts/skip_reasons.awk "$log" "$(dirname "$log")/Testing/Temporary/LastTest.log"
+done | sort -t $'\t' -k1,1 -k2,2 | awk -F '\t' '
+  function flush() {
+    if (n == 0) return
+    not_run = reason ~ /^needs /  # a test this machine cannot run, apart from the ones it chose to skip
+    printf "%d %s: %s%s\n", n, not_run ? "not run" : "skipped", reason, (not_run || n <= 3 ? " (" names ")" : "")
+  }
+  $1 != reason { flush(); reason = $1; n = 0; names = "" }
+  { n++; names = names (names == "" ? "" : ", ") $2 }
+  END { flush() }' | sort -rn
 [ ${#failed_builds[@]} -eq 0 ]
