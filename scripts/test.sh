@@ -61,17 +61,12 @@ for log in "${logs[@]}"; do
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
 echo "ladder: $passed passed, $failed failed, $skipped skipped"
-# What did not run, one line per reason (scripts/skip_reasons.awk reads it from each skipped test's output), with the
-# names of the tests a machine could not run, and of a reason's tests where there are few: "212 skipped: no CUDA GPU", "10 not run: needs 2 GPUs (07_tp_mlp.np2_trace_tp, ...)".
+# What did not run, one line per reason, read from each skipped test's output: "212 skipped: no CUDA GPU", and the
+# tests this machine cannot run by name, "10 not run: needs 2 GPUs (07_tp_mlp.np2_trace_tp, ...)".
+pairs=()
 for log in "${logs[@]}"; do
-  awk -f scripts/skip_reasons.awk "$log" "$(dirname "$log")/Testing/Temporary/LastTest.log"
-done | sort -t $'\t' -k1,1 -k2,2 | awk -F '\t' '
-  function flush() {
-    if (n == 0) return
-    not_run = reason ~ /^needs /  # a test this machine cannot run, apart from the ones it chose to skip
-    printf "%d %s: %s%s\n", n, not_run ? "not run" : "skipped", reason, (not_run || n <= 3 ? " (" names ")" : "")
-  }
-  $1 != reason { flush(); reason = $1; n = 0; names = "" }
-  { n++; names = names (names == "" ? "" : ", ") $2 }
-  END { flush() }' | sort -rn
+  last=$(dirname "$log")/Testing/Temporary/LastTest.log
+  [ -f "$log" ] && [ -f "$last" ] && pairs+=("$log" "$last")
+done
+[ ${#pairs[@]} -eq 0 ] || awk -f scripts/skip_reasons.awk "${pairs[@]}" | sort -rn
 [ ${#failed_builds[@]} -eq 0 ]
