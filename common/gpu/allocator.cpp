@@ -55,7 +55,7 @@ bool streams_passed(Block& b, bool wait) {
     if (wait) CUDA_CHECK(cudaEventSynchronize(e));
     const cudaError_t done = cudaEventQuery(e);
     if (done == cudaErrorNotReady) return false;
-    CUDA_CHECK(done);
+    check_cuda(done, "cudaEventQuery(e)", __FILE__, __LINE__);
   }
   for (cudaEvent_t e : b.waits_for) CUDA_CHECK(cudaEventDestroy(e));
   b.waits_for.clear();
