@@ -148,12 +148,14 @@ TEST(DgatedGemm, RefusesBadTensors) {
   const Tensor small = ladder::empty({4, 128}, DType::BF16);
   // Each refusal by its message, so that a test cannot pass on another refusal than the one it means.
   const std::string views = "g, u, dg and du must be bf16 [M, hidden] views";
-  EXPECT_TRUE(throws_error([&] { ch06::dgated_gemm(dy, wd, wdt, g, small, columns(dgu, 0, 256), columns(dgu, 256, 256), h); },
-                           views));  // u too narrow
-  EXPECT_TRUE(throws_error([&] { ch06::dgated_gemm(dy, wd, wdt, g, g, columns(dgu, 0, 256), small, h); }, views));  // du
-  EXPECT_TRUE(throws_error(
-      [&] { ch06::dgated_gemm(small, wd, wdt, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), h); },
-      "dy must be [..., dim > 0] and W_down [dim, hidden]"));  // dy's last dimension is not W_down's dim
+  EXPECT_TRUE(
+      throws_error([&] { ch06::dgated_gemm(dy, wd, wdt, g, small, columns(dgu, 0, 256), columns(dgu, 256, 256), h); },
+                   views));  // u too narrow
+  EXPECT_TRUE(
+      throws_error([&] { ch06::dgated_gemm(dy, wd, wdt, g, g, columns(dgu, 0, 256), small, h); }, views));  // du
+  EXPECT_TRUE(
+      throws_error([&] { ch06::dgated_gemm(small, wd, wdt, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), h); },
+                   "dy must be [..., dim > 0] and W_down [dim, hidden]"));  // dy's last dimension is not W_down's dim
   // g and u with different row strides (one contiguous, one a half of [g | u]): refused, not read wrongly.
   EXPECT_TRUE(throws_error(
       [&] {

@@ -64,9 +64,9 @@ bool streams_passed(Block& b, bool wait) {
 
 struct Pools {
   std::mutex mutex;
-  std::vector<DevicePool> devices;         // index: the CUDA device
+  std::vector<DevicePool> devices;          // index: the CUDA device
   std::unordered_map<void*, Block> blocks;  // every block we hold, handed out or not
-  int poison = 0;                          // live PoisonAllocations
+  int poison = 0;                           // live PoisonAllocations
 
   DevicePool& on(int device) {  // with the mutex held
     if (device >= static_cast<int>(devices.size())) devices.resize(device + 1);

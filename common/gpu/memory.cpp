@@ -36,8 +36,8 @@ Tensor empty(const Shape& shape, DType dtype) {
                     dtype_name(dtype), shape_str(shape), double(want) / 1073741824.0, free_bytes / 1073741824.0,
                     total_bytes / 1073741824.0));
   }
-  // A deleter must not throw (it runs in destructors): a failed free is said in one line, and its block stays out of the
-  // pool (allocator.cpp).
+  // A deleter must not throw (it runs in destructors): a failed free is said in one line, and its block stays out of
+  // the pool (allocator.cpp).
   t.storage = std::shared_ptr<void>(p, [](void* q) {
     try {
       device_free(q);

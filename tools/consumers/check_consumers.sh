@@ -11,6 +11,9 @@
 # venv module, a python3 older than the pinned versions need (3.11), or no network (pip could not reach its package
 # index). Any other failure to install fails the check.
 set -uo pipefail
+# What pip's log says when it could not reach its package index: no route, no DNS, refused, a proxy that fails.
+no_network='NewConnectionError|ConnectTimeoutError|ProxyError|Network is unreachable'
+no_network+='|Temporary failure in name resolution|Name or service not known|Connection refused'
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 venvs=$root/build/consumers-venvs
@@ -52,8 +55,8 @@ make_venv() {
   if ! { "${pip[@]}" --no-deps "$@" && "${pip[@]}" "$pandas" numpy networkx plotly psutil pyyaml absl-py; } \
       > "$dir.log" 2>&1; then
     rm -rf "$dir"
-    # pip's words when it cannot reach the index (no route, no DNS, refused, a proxy that fails): a skip.
-    if grep -qE 'NewConnectionError|ConnectTimeoutError|ProxyError|Network is unreachable|Temporary failure in name resolution|Name or service not known|Connection refused' "$dir.log"; then
+    # pip could not reach its package index: a skip, not a failure.
+    if grep -qE "$no_network" "$dir.log"; then
       echo "pip could not reach its package index (the whole log: $dir.log)"
       skip "no network"
     fi

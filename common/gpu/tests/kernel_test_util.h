@@ -1,7 +1,8 @@
 // What the GPU tests of the elementwise kernels share: skipping without a GPU (cuda/tests/require_gpu.h), the sizes
 // every variant is tried on, an output buffer with poisoned guard elements after it, to catch a kernel that writes
-// past the end, and throws_error, which holds a refusal to its message. Everything here is inline (or a type, or constexpr): a chapter's tests are several gpu_*.cpp files
-// linked into one binary, and each includes this header (03_simple_mlp/tests has two).
+// past the end, and throws_error, which holds a refusal to its message. Everything here is inline (or a type, or
+// constexpr): a chapter's tests are several gpu_*.cpp files linked into one binary, and each includes this header
+// (03_simple_mlp/tests has two).
 #pragma once
 
 #include <cuda_bf16.h>

@@ -9,6 +9,9 @@
 #
 #     tools/python/tests/run_in_venv.sh REPO WORK
 set -euo pipefail
+# What pip's log says when it could not reach its package index: no route, no DNS, refused, a proxy that fails.
+no_network='NewConnectionError|ConnectTimeoutError|ProxyError|Network is unreachable'
+no_network+='|Temporary failure in name resolution|Name or service not known|Connection refused'
 repo=$(cd "$1" && pwd)
 work=$2
 skip() {
@@ -30,8 +33,8 @@ echo "building and installing $repo/tools/python into $work/venv ..."
 if ! PIP_CONSTRAINT=$repo/tools/python/tests/constraints.txt \
      "$py" -m pip install --disable-pip-version-check -q --retries 2 "$repo/tools/python[test]" \
      --config-settings=build-dir="$work/wheel-build" > "$work/pip.log" 2>&1; then
-  # pip's words when it cannot reach the index (no route, no DNS, refused, a proxy that fails): a skip, not a failure.
-  if grep -qE 'NewConnectionError|ConnectTimeoutError|ProxyError|Network is unreachable|Temporary failure in name resolution|Name or service not known|Connection refused' "$work/pip.log"; then
+  # pip could not reach its package index: a skip, not a failure.
+  if grep -qE "$no_network" "$work/pip.log"; then
     echo "pip could not reach its package index (the whole log: $work/pip.log)"
     skip "no network"
   fi
