@@ -151,11 +151,8 @@ TEST(CachingAllocator, TensorsGiveTheirBlocksBack) {
     EXPECT_EQ(memory_totals().allocated, base + 6144);
   }
   EXPECT_EQ(memory_totals().allocated, base);
-  EXPECT_TRUE(throws_error(
-      [] {
-        ladder::empty({int64_t{1} << 40, 1024}, ladder::DType::BF16);
-      },  // 2 PiB
-      "tensor needs 2097152.00 GiB but the GPU has only"));
+  const auto two_pib = [] { ladder::empty({int64_t{1} << 40, 1024}, ladder::DType::BF16); };
+  EXPECT_TRUE(throws_error(two_pib, "tensor needs 2097152.00 GiB but the GPU has only"));  // memory.h's words
 }
 
 // Freeing a block twice, or a pointer the pool never handed out, is refused in one line; before, both were ignored,
