@@ -136,6 +136,12 @@ int main(int argc, char** argv) {
   if (int rc = parse_options(app, argc, argv); rc >= 0) return rc;
 
   return run_main([&] {
+    // A step captured into a graph would free blocks into the shared pool that its replays still write
+    // (gpu/allocator.h): refused.
+    if (common.graph)
+      throw UsageError(
+          "--graph: 06_train_mlp replays no CUDA graph (the caching allocator keeps no pool "
+          "of its own for a captured training step)");
     const ch06::Mode mode = ch06::parse_mode(mode_arg);  // a bad --mode is a usage error, before any GPU work
     if (const std::string why = ch06::mode_cannot_run(mode, dim, hidden); !why.empty()) throw UsageError(why);
     ladder::register_ladder_ops_work();  // the report prints the bytes of our ops (work/ladder_ops.h)

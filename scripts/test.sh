@@ -5,7 +5,8 @@
 # in build-nocuda/), the build a reader without the toolkit gets, so that neither configuration rots.
 # Its arguments go to ctest. One test, the consumer check (label `consumers`), installs HolisticTraceAnalysis, the
 # TensorBoard profiler plugin and pandas from PyPI into build/tools/consumers/venvs/ (about 580 MB) on its first run;
-# `scripts/test.sh -LE consumers` leaves it out. The last line sums up both builds' tests.
+# `scripts/test.sh -LE consumers` leaves it out. The last lines sum up both builds' tests, then say what did not run and
+# why, one line per reason.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"  # started as `sh scripts/...`: the lines below need bash
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,4 +61,12 @@ for log in "${logs[@]}"; do
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
 echo "ladder: $passed passed, $failed failed, $skipped skipped"
+# What did not run, one line per reason, read from each skipped test's output: "212 skipped: no CUDA GPU", and the
+# tests this machine cannot run by name, "10 not run: needs 2 GPUs (07_tp_mlp.np2_trace_tp, ...)".
+pairs=()
+for log in "${logs[@]}"; do
+  last=$(dirname "$log")/Testing/Temporary/LastTest.log
+  [ -f "$log" ] && [ -f "$last" ] && pairs+=("$log" "$last")
+done
+[ ${#pairs[@]} -eq 0 ] || awk -f scripts/skip_reasons.awk "${pairs[@]}" | sort -rn
 [ ${#failed_builds[@]} -eq 0 ]

@@ -10,6 +10,9 @@ ladder_expect(06_train_mlp.epilogue_refuses_hidden_13 EXIT 2 REGEX "--mode epilo
 ladder_expect(06_train_mlp.recompute_refuses_hidden_13 EXIT 2
               REGEX "--mode recompute: hidden = 13 .*multiple of 8"
               COMMAND ${nogpu} ${CHAPTER_EXE} --mode recompute --hidden 13)
+ladder_expect(06_train_mlp.graph_refused EXIT 2
+              REGEX "^error: --graph: 06_train_mlp replays no CUDA graph \\([^\n]*\\)\n$"
+              COMMAND ${nogpu} ${CHAPTER_EXE} --graph)
 ladder_expect(06_train_mlp.help_describes_every_option EXIT 0
               REGEX "--batch[^-]*sequences.*--seq[^-]*tokens.*--dim[^-]*model width.*--hidden[^-]*hidden width.*--mode[^-]*eager"
               COMMAND ${CHAPTER_EXE} --help)

@@ -146,13 +146,22 @@ TEST(DgatedGemm, RefusesBadTensors) {
   const Tensor wdt = ladder::empty({256, 64}, DType::BF16), g = ladder::empty({4, 256}, DType::BF16);
   const Tensor dgu = ladder::empty({4, 512}, DType::BF16), h = ladder::empty({4, 256}, DType::BF16);
   const Tensor small = ladder::empty({4, 128}, DType::BF16);
-  EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, small, columns(dgu, 0, 256), columns(dgu, 256, 256), h),
-               ladder::Error);
-  EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, g, columns(dgu, 0, 256), small, h), ladder::Error);
-  EXPECT_THROW(ch06::dgated_gemm(small, wd, wdt, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), h), ladder::Error);
+  // Each refusal by its message, so that a test cannot pass on another refusal than the one it means.
+  const std::string views = "g, u, dg and du must be bf16 [M, hidden] views";
+  EXPECT_TRUE(
+      throws_error([&] { ch06::dgated_gemm(dy, wd, wdt, g, small, columns(dgu, 0, 256), columns(dgu, 256, 256), h); },
+                   views));  // u too narrow
+  EXPECT_TRUE(
+      throws_error([&] { ch06::dgated_gemm(dy, wd, wdt, g, g, columns(dgu, 0, 256), small, h); }, views));  // du
+  EXPECT_TRUE(
+      throws_error([&] { ch06::dgated_gemm(small, wd, wdt, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), h); },
+                   "dy must be [..., dim > 0] and W_down [dim, hidden]"));  // dy's last dimension is not W_down's dim
   // g and u with different row strides (one contiguous, one a half of [g | u]): refused, not read wrongly.
-  EXPECT_THROW(ch06::dgated_gemm(dy, wd, wdt, g, columns(dgu, 256, 256), columns(dgu, 0, 256), columns(dgu, 256, 256), h),
-               ladder::Error);
+  EXPECT_TRUE(throws_error(
+      [&] {
+        ch06::dgated_gemm(dy, wd, wdt, g, columns(dgu, 256, 256), columns(dgu, 0, 256), columns(dgu, 256, 256), h);
+      },
+      "g and u must have one row stride"));
   // More tiles than the kernel's 32-bit tile numbers reach (2^23 row blocks x 1024 column blocks): refused before
   // anything runs, so these views may point at nothing.
   const int64_t big_m = int64_t{1} << 30, big_h = int64_t{1} << 17;

@@ -11,9 +11,22 @@
 // As PyTorch's, it keeps one pool and one pair of totals per device: a request is served from the pool of the device
 // current when it is made (cudaGetDevice), and a block goes back to the pool of the device it came from, whichever
 // device is current when it is freed. Simpler than PyTorch's: a block is reused only by a request of the same rounded
-// size (PyTorch also splits large cached segments), and everything on a device runs on one stream, so a block freed
-// on the host can be handed out again at once (the work that used it is ordered before the work that will).
+// size (PyTorch also splits large cached segments), and one pool serves every stream of a device.
+//
+// Streams. A block freed on the host goes back to the pool at once, so the allocator relies on stream order: the work
+// queued so far on the stream that allocated the block (the current stream then, gpu/stream.h) runs before any work
+// queued later on it, and the ladder queues everything on that one stream (a CUDA graph is captured on a stream of its
+// own but replayed on the current one). A block that work on another stream also uses (07's NCCL stream) must be
+// marked with record_stream(), as torch's Tensor.record_stream(): its free then records an event on each such stream,
+// and the block waits outside the pool until every one of those events has completed, so it is never handed out while
+// the other stream may still read or write it. (The other choice, refusing a second stream, cannot be made here: the
+// allocator never sees which stream a kernel reads a pointer on.)
+//
+// Every CUDA call is checked where it is made (a ladder::Error naming the call and its line), and a pointer the pool
+// did not hand out, or one freed twice, is refused in one line.
 #pragma once
+
+#include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -33,18 +46,25 @@ constexpr size_t kBlockRound = 512;
 // else from cudaMalloc; when that fails, the pool is emptied and cudaMalloc tried once more. Returns null when the
 // memory is not there (the caller says so in words: gpu/memory.h's empty()).
 void* device_allocate(size_t bytes);
-// Returns a block from device_allocate to the pool. Null is ignored.
+// Returns a block from device_allocate to the pool (or, if record_stream() marked it, to the wait for its streams).
+// Null is ignored. Throws a ladder::Error for a pointer device_allocate did not hand out, or one already freed.
 void device_free(void* p);
+// Marks the block `p` (handed out and not yet freed) as used by work queued on `stream` too, besides the stream that
+// was current when it was allocated: after device_free it is reused only once `stream` has passed that point. The
+// stream must outlive the free. Throws a ladder::Error for a pointer that is not a live block.
+void record_stream(void* p, cudaStream_t stream);
 
 // The totals and the peak of the current device.
 MemoryTotals memory_totals();
 void reset_peak_allocated();
-// Gives every block waiting in every device's pool back to the driver (cudaFree).
+// Gives every block waiting in every device's pool back to the driver (cudaFree), after waiting for the streams that
+// blocks freed after record_stream() wait for.
 void empty_cache();
 
 // While one of these lives, every block handed out is first filled with 0xFF bytes (NaN in float32 and bf16), so an
 // element a kernel forgets to write fails a check even when the block comes back from the pool with old values. For
-// checked runs only: the fill is a cudaMemset per allocation.
+// checked runs only: the fill is a cudaMemsetAsync per allocation, on the current stream (where the block's first
+// user will run).
 class PoisonAllocations {
  public:
   PoisonAllocations();

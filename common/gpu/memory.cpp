@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <exception>
 
 #include "cuda/check.h"
 #include "gpu/allocator.h"
@@ -35,7 +36,15 @@ Tensor empty(const Shape& shape, DType dtype) {
                     dtype_name(dtype), shape_str(shape), double(want) / 1073741824.0, free_bytes / 1073741824.0,
                     total_bytes / 1073741824.0));
   }
-  t.storage = std::shared_ptr<void>(p, [](void* q) { device_free(q); });
+  // A deleter must not throw (it runs in destructors): a failed free is said in one line, and its block stays out of
+  // the pool (allocator.cpp).
+  t.storage = std::shared_ptr<void>(p, [](void* q) {
+    try {
+      device_free(q);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "error: {} (freeing a tensor)\n", e.what());
+    }
+  });
   t.data = p;
   return t;
 }
@@ -61,6 +70,10 @@ void require_fits(const std::vector<Shape>& shapes, DType dtype) {
 void poison(const Tensor& t) {
   if (!t.is_contiguous()) throw Error("poison: expects a contiguous tensor");
   CUDA_CHECK(cudaMemset(t.data, 0xFF, t.nbytes()));
+}
+
+void record_stream(const Tensor& t, cudaStream_t stream) {
+  if (t.storage) ladder::record_stream(t.storage.get(), stream);
 }
 
 Tensor to_device(const std::vector<float>& values, const Shape& shape, DType dtype) {

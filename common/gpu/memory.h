@@ -2,6 +2,8 @@
 // and device.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <vector>
 
 #include "gpu/tensor.h"
@@ -20,6 +22,11 @@ void require_fits(const std::vector<Shape>& shapes, DType dtype);
 // Fill a tensor's bytes with 0xFF: NaN in both float32 and bf16, so an element a kernel forgot to write fails the
 // check.
 void poison(const Tensor& t);
+
+// Work on `stream`, besides the current stream, uses t's storage (allocator.h's record_stream): the block goes back to
+// the pool only after `stream` has passed the point where t's last view was dropped. A view of memory the pool does
+// not own (view_of) needs none: ignored.
+void record_stream(const Tensor& t, cudaStream_t stream);
 
 // Host values are float: every bf16 value is exactly a float, so nothing is lost on the way back.
 Tensor to_device(const std::vector<float>& values, const Shape& shape, DType dtype);

@@ -15,7 +15,7 @@ one ours can match to the nanosecond.
 (written to a temporary folder): no committed trace has NCCL kernels (the ranks run used gloo, which has no GPU side),
 and this gives HTA's overlap figure two streams that really ran at once. The test renames them the same way.
 
-  VENV=build/consumers-venvs/pandas-latest   # made by tools/consumers/check_consumers.sh
+  VENV=build/consumers-venvs/pandas-3.1.1   # made by tools/consumers/check_consumers.sh
   $VENV/bin/python tools/consumers/hta_figures.py --out common/trace/tests/data/torch211_user/hta_figures.json
 
 --set nccl does the same for the real NCCL runs (bench/record_torch_ranks.py on 2 H100s): the DDP, tensor-parallel and

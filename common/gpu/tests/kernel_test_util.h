@@ -1,7 +1,8 @@
 // What the GPU tests of the elementwise kernels share: skipping without a GPU (cuda/tests/require_gpu.h), the sizes
-// every variant is tried on, and an output buffer with poisoned guard elements after it, to catch a kernel that writes
-// past the end. Everything here is inline (or a type, or constexpr): a chapter's tests are several gpu_*.cpp files
-// linked into one binary, and each includes this header (03_simple_mlp/tests has two).
+// every variant is tried on, an output buffer with poisoned guard elements after it, to catch a kernel that writes
+// past the end, and throws_error, which holds a refusal to its message. Everything here is inline (or a type, or
+// constexpr): a chapter's tests are several gpu_*.cpp files linked into one binary, and each includes this header
+// (03_simple_mlp/tests has two).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -9,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "cuda/check.h"
@@ -23,6 +26,18 @@ using bf16 = __nv_bfloat16;
 inline const std::vector<Shape> kShapes = {{1}, {7}, {8}, {9}, {1000003}, {8192, 3072}};
 constexpr int64_t kGuard = 16;            // poisoned elements after each output: a kernel must leave them alone
 constexpr uint16_t kPoisonBits = 0xFFFF;  // what ladder::poison leaves in a bf16 (a NaN)
+
+// EXPECT_TRUE(throws_error([&] { ... }, "words")): passes when the call throws a ladder::Error whose message holds
+// `words`, so that a refusal test cannot pass on another refusal than the one it means.
+inline ::testing::AssertionResult throws_error(const std::function<void()>& f, const std::string& words) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (std::string(e.what()).find(words) != std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "threw \"" << e.what() << "\", not \"" << words << "\"";
+  }
+  return ::testing::AssertionFailure() << "threw nothing; expected \"" << words << "\"";
+}
 
 inline int64_t numel_of(const Shape& shape) {
   int64_t n = 1;

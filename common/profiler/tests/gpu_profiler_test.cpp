@@ -25,18 +25,13 @@
 namespace ladder {
 namespace {
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
 bool contains(const Event& outer, const Event& inner) {
   return outer.pid == inner.pid && outer.tid == inner.tid && outer.ts_ns <= inner.ts_ns &&
          inner.end_ns() <= outer.end_ns();
 }
 
 TEST(Profiler, OneKernelPerStepLinkedToItsOp) {
-  if (!have_gpu()) SKIP_OR_FAIL_NO_GPU("no CUDA device");
+  SKIP_WITHOUT_GPU();
   const int n = 1 << 16;
   float* x = nullptr;
   CUDA_CHECK(cudaMalloc(&x, n * sizeof(float)));
@@ -147,7 +142,7 @@ TEST(Profiler, OneKernelPerStepLinkedToItsOp) {
 // cuBLAS launches some kernels through the driver (cuLaunchKernelEx for the nvjet_* kernels on an H100), others
 // through the runtime (cudaLaunchKernelExC). Either way each kernel must keep its launch call and its op.
 TEST(Profiler, CublasKernelsKeepTheirLaunchAndOp) {
-  if (!have_gpu()) SKIP_OR_FAIL_NO_GPU("no CUDA device");
+  SKIP_WITHOUT_GPU();
   const int m = 1024, n = 64, k = 32;  // 02_linear's shapes, in bf16
   __nv_bfloat16 *a = nullptr, *b = nullptr, *c = nullptr;
   CUDA_CHECK(cudaMalloc(&a, m * k * sizeof(__nv_bfloat16)));
@@ -197,7 +192,7 @@ TEST(Profiler, CublasKernelsKeepTheirLaunchAndOp) {
 }
 
 TEST(Profiler, OnlyOneAtATimeAndRangesWithoutProfiler) {
-  if (!have_gpu()) SKIP_OR_FAIL_NO_GPU("no CUDA device");
+  SKIP_WITHOUT_GPU();
   {
     Range r("not recorded");  // NVTX only: no profiler is live
   }
