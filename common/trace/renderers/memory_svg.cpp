@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "trace/analyses/memory.h"
 #include "trace/analyses/steps.h"
+#include "trace/renderers/sizes.h"
 #include "trace/text/text.h"
 
 namespace ladder {
@@ -29,13 +30,6 @@ const char* const kStyle =
     ".g{stroke:#e4e4e4;stroke-width:1}.ax{stroke:#444;stroke-width:1}.st{fill:#f3f6fb;stroke:none}"
     ".al{stroke:#2f6db5;stroke-width:1.5;fill:none}.re{stroke:#d9822b;stroke-width:1.5;fill:none;stroke-dasharray:5 3}"
     ".pk{fill:#c0392b;stroke:none}";
-
-std::string size_text(double b) {  // 1024-based, as torch's tables write sizes
-  if (std::fabs(b) >= 1073741824.0) return fmt::format("{:.2f} GB", b / 1073741824.0);
-  if (std::fabs(b) >= 1048576.0) return fmt::format("{:.2f} MB", b / 1048576.0);
-  if (std::fabs(b) >= 1024.0) return fmt::format("{:.2f} KB", b / 1024.0);
-  return fmt::format("{:.0f} B", b);
-}
 
 // The points drawn: all of them when they fit, else per pixel column the first, lowest, highest and last.
 std::vector<MemoryPoint> thinned(const std::vector<MemoryPoint>& curve, bool reserved, int64_t t0, double ns_per_px) {
@@ -118,7 +112,7 @@ std::string memory_svg(const TraceIndex& index, const SvgOptions& opt) {
     put("<text class=\"h\" x=\"{:.1f}\" y=\"{:.1f}\">{} \u00b7 peak allocated {} \u00b7 peak reserved {}</text>\n", x0,
         y + 12, xml_text(w.device), size_text(static_cast<double>(w.peak_allocated)),
         w.peak_reserved >= 0 ? size_text(static_cast<double>(w.peak_reserved)) : "not in the trace");
-    // Grid lines with their sizes, about four, at 1, 2 or 5 times a power of ten bytes.
+    // Grid lines with their sizes, about four, at 1, 2 or 5 times a power of ten bytes: round in decimal units.
     const double step_b = tick_step(static_cast<double>(hi - lo), 4);
     const double first_b = std::ceil(static_cast<double>(lo) / step_b) * step_b;
     for (int i = 0; i <= 20; ++i) {  // counted, not summed: v += step could stand still on a large level
@@ -127,7 +121,7 @@ std::string memory_svg(const TraceIndex& index, const SvgOptions& opt) {
       const double gy = bottom - (v - static_cast<double>(lo)) / static_cast<double>(hi - lo) * kPanelH;
       put("<line class=\"g\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>"
           "<text class=\"x\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
-          x0, gy, x1, gy, x0 - 6, gy + 4, size_text(v));
+          x0, gy, x1, gy, x0 - 6, gy + 4, size_tick(v, step_b));
     }
     put("<line class=\"ax\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>"
         "<line class=\"ax\" x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{3:.1f}\" y2=\"{2:.1f}\"/>\n",

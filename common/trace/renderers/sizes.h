@@ -1,5 +1,5 @@
-// Sizes in bytes as the chapters and `ladder-trace diff` print memory, for `ladder-trace memory`: decimal units (1 kB =
-// 1000 bytes, 1 MB = 10^6, 1 GB = 10^9), so that its figures read as the chapter that quotes them. torch's own
+// Sizes in bytes as the chapters and `ladder-trace diff` print memory: decimal units (1 kB = 1000 bytes, 1 MB = 10^6,
+// 1 GB = 10^9), so that a figure of `ladder-trace memory` reads the same as the chapter that quotes it. torch's own
 // table (summary) keeps torch's 1024-based "MB": it is torch's table, cell for cell.
 #pragma once
 
@@ -9,5 +9,8 @@ namespace ladder {
 
 // "110.68 MB", "-2.10 MB", "1.20 GB", "4.10 kB", "512 B".
 std::string size_text(double bytes);
+// An axis tick's label: the size in the unit of `step` (the ticks' spacing), with the digits the spacing needs:
+// "100 MB", "150 MB", "2.5 GB", "0 B".
+std::string size_tick(double bytes, double step);
 
 }  // namespace ladder
