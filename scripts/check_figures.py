@@ -16,7 +16,8 @@ Paths are relative to the repository root. Three kinds:
   <!-- printed: summary traces/reference/h100/02_linear.json -- "42.101us" -->
       The same for figures that `build/tools/ladder-trace` prints about a committed trace: each string after `--`
       must appear in what `ladder-trace summary traces/reference/h100/02_linear.json` prints and in the block below.
-      Needs --ladder-trace, like `output` below.
+      Needs --ladder-trace, like `output` below. A string written "~52.81" is a rounded figure: the block shows
+      52.81, and the command prints a number that rounds to it (52.809017..., as --csv prints at full precision).
 
   <!-- lines: traces/reference/h100/03_simple_mlp.txt -->
       Each non-empty line of the block below, a copy of lines the file holds, must equal one line of the file
@@ -80,6 +81,18 @@ def token_pattern(token):
     left = r"(?<![\w.])" if token[0].isalnum() else ""
     right = r"(?!\.?\d)" if token[-1].isdigit() else r"(?!\w)" if token[-1].isalnum() else ""
     return re.compile(left + re.escape(token) + right)
+
+
+ROUNDED = re.compile(r"^~(-?\d+(?:\.(\d+))?)$")
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def holds_rounded(text, figure, decimals):
+    """Whether text holds a number that, rounded to `decimals` places, is `figure` (a string as the block shows it):
+    rounded exactly, or as numpy and pandas round (scaled by 10^decimals, then half to even)."""
+    scale = 10 ** decimals
+    return any(figure in (f"{float(n):.{decimals}f}", f"{round(float(n) * scale) / scale:.{decimals}f}")
+               for n in NUMBER.findall(text))
 
 
 def indent(line):
@@ -159,6 +172,15 @@ def check_readme(readme, ladder_trace, errors, counts):
             text, quoted = collapse(text), collapse("\n".join(block))
             for token in tokens:
                 counts["figures"] += 1
+                rounded = ROUNDED.match(token)
+                if rounded:
+                    figure, decimals = rounded.group(1), len(rounded.group(2) or "")
+                    if not holds_rounded(text, figure, decimals):
+                        errors.append(f"{where}: no number in {source} rounds to \"{figure}\" (the README quotes it "
+                                      f"at {span})")
+                    if not token_pattern(figure).search(quoted):
+                        errors.append(f"{where}: \"{figure}\" is in the marker but not in the text below it ({span})")
+                    continue
                 pattern = token_pattern(collapse(token))
                 if not pattern.search(text):
                     errors.append(f"{where}: \"{token}\" is not in {source} (the README quotes it at {span})")
