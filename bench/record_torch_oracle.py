@@ -6,7 +6,7 @@ Each case profiles a small real model on the GPU and saves
   - torch's printed table of the same run:   tables.txt, under "==== <case> ===="
     (prof.key_averages().table(sort_by="cuda_time_total", row_limit=-1))
 common/trace/tests/cpu_torch_tables_test.cpp then prints our table from each trace and compares it row by row with
-torch's. The cases are what broke ladder-trace on real traces (issue 10): backward on autograd threads, python stack
+torch's. The cases are what broke ladder-trace on real traces: backward on autograd threads, python stack
 events, memory events, two streams at once, CUDA graphs, and a trace without ProfilerStep.
 
 repeat=1 on every schedule: with the default (repeat forever) a new cycle starts when the last active step ends, and

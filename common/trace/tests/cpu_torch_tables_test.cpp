@@ -1,9 +1,9 @@
 // Real torch 2.11 traces recorded on an H100 by bench/record_torch_oracle.py (tests/data/torch211, unedited), each
 // with torch's own key_averages().table(sort_by="cuda_time_total", row_limit=-1) of the same run: backward on an
 // autograd thread, with_stack Python frames, memory events, two streams, CUDA graphs, and a trace without steps
-// (issue 10). Our table must print every row torch prints with the same numbers; steps must hold the kernels launched
+// Our table must print every row torch prints with the same numbers; steps must hold the kernels launched
 // in them on any thread; each stream and each thread must get its own timeline rows. Then the hostile-input fixes of
-// the views (issue 13): each test below failed (or crashed) before its fix.
+// the views: each test below failed (or crashed) before its fix.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -490,7 +490,7 @@ Event kernel_on(int stream, const std::string& name, int64_t ts, int64_t dur, in
   return k;
 }
 
-// ---- hostile input (issue 13) ------------------------------------------------------------------------------------
+// ---- hostile input -----------------------------------------------------------------------------------------------
 
 Event ev(Cat cat, const std::string& name, int64_t ts, int64_t dur, int64_t tid = 1) {
   Event e;
