@@ -6,33 +6,11 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "trace/text/text.h"
+
 namespace ladder {
 
 namespace {
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-// A JSON string: quotes, backslashes and every control byte escaped (names come from the trace file).
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      out += fmt::format("\\u{:04x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 // The shortest decimal that reads back to v (fmt's "{}"), with ".0" added to a whole number so it reads as a float;
 // empty for NaN and infinities.

@@ -130,7 +130,7 @@ TEST(KernelRatings, AboveAPeakIsRatedAgainstTheNextOrNotAtAll) {
 // are rated too through the command: tools/kernels_check.py.)
 TEST(KernelRatings, NoShareAbove100OnAnyCommittedTrace) {
   int rows = 0, rated = 0;
-  for (const std::string root : {kRef, std::string(LADDER_TEST_DATA) + "/"}) {
+  for (const std::string& root : {kRef, std::string(LADDER_TEST_DATA) + "/"}) {
     for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
       const std::string p = e.path().string();
       if (!e.is_regular_file() || p.find("hostile") != std::string::npos) continue;

@@ -356,8 +356,9 @@ TEST(TorchNcclRanks, RecordParamCommsSelfCpuIsTorchs) {
         for (const std::string& c : theirs.header) {
           ++cells;
           equal += m.at(c) == row.at(c);
-          if (name == "record_param_comms" && (c == "Self CPU" || c == "CPU total" || c == "# of Calls"))
+          if (name == "record_param_comms" && (c == "Self CPU" || c == "CPU total" || c == "# of Calls")) {
             EXPECT_EQ(m.at(c), row.at(c)) << label << ", " << name << ", " << c;
+          }
         }
       }
       fmt::print("{}: {} of {} cells equal to torch's table\n", label, equal, cells);

@@ -20,6 +20,12 @@ std::string printable(const std::string& s);
 // not well-formed UTF-8 written as U+FFFD, so the picture is always well-formed XML.
 std::string xml_text(const std::string& s);
 
+// `s` as one CSV cell: quoted (quotes doubled) when it holds a comma, a quote or a line break, as is otherwise.
+std::string csv_cell(const std::string& s);
+
+// `s` as a JSON string: quotes, backslashes and every control byte escaped (names come from the trace file).
+std::string json_string(const std::string& s);
+
 // The columns `s` takes in a monospace font: one per character, two for the wide (CJK) ones, as fmt counts them.
 size_t display_width(const std::string& s);
 
