@@ -49,7 +49,7 @@ make_venv() {
     rm -rf "$dir"
     skip "cannot install $* and $pandas from PyPI (no network, or no pip): see $dir.log"
   fi
-  "$dir/bin/pip" list 2> /dev/null | grep -iE '^(holistictraceanalysis|pandas|numpy|torch-tb-profiler) ' > "$dir/.installed"
+  "$dir/bin/pip" list 2> /dev/null | grep -iE '^(holistictraceanalysis|traceinsight|pandas|numpy|torch-tb-profiler) ' > "$dir/.installed"
 }
 
 mkdir -p "$venvs"
@@ -57,11 +57,14 @@ command -v python3 > /dev/null || skip "no python3"
 # Both at once (pip mostly waits on downloads): each in a subshell, whose skip() only ends itself.
 (make_venv pandas-latest pandas HolisticTraceAnalysis torch-tb-profiler) &
 (make_venv pandas-2.2.3 pandas==2.2.3 HolisticTraceAnalysis) &
+# traceinsight, HTA's successor, pinned: the oracle of ladder-trace's idle time, launch statistics, kernel sequences
+# and critical path (traceinsight_figures.py; common/trace/tests/data/traceinsight_figures.json holds its figures).
+(make_venv traceinsight-0.6.1 pandas traceinsight==0.6.1) &
 wait
-for env in pandas-latest pandas-2.2.3; do
+for env in pandas-latest pandas-2.2.3 traceinsight-0.6.1; do
   [[ -f $venvs/$env/.installed ]] || skip "the $env virtualenv could not be made (see the lines above)"
 done
-for env in pandas-latest pandas-2.2.3; do
+for env in pandas-latest pandas-2.2.3 traceinsight-0.6.1; do
   echo "$env: $(tr '\n' ' ' < "$venvs/$env/.installed")"
 done
 
@@ -70,5 +73,9 @@ trap 'rm -rf "$out"' EXIT
 # Two environments in parallel: HTA's first import is the slow part.
 "$venvs/pandas-latest/bin/python" "$here/consumers.py" "${traces[@]}" > "$out/pandas-latest.jsonl" &
 "$venvs/pandas-2.2.3/bin/python" "$here/consumers.py" --no-tb "${traces[@]}" > "$out/pandas-2.2.3.jsonl" &
+"$venvs/traceinsight-0.6.1/bin/python" "$here/traceinsight_figures.py" --out "$out/traceinsight.json" 2> /dev/null &
 wait
+# traceinsight's figures today against the committed ones the CPU test holds ours to: a difference is a change in
+# traceinsight (or a trace), and the committed file is to be written again and the test run.
+python3 "$here/traceinsight_figures.py" --compare "$out/traceinsight.json" "$data/traceinsight_figures.json" || exit 1
 cd "$root" && python3 "$here/consumers.py" --compare "$out/pandas-latest.jsonl" "$out/pandas-2.2.3.jsonl"

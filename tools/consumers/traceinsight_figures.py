@@ -14,6 +14,9 @@ and writes them, with the versions and the command, to one JSON file.
 
   python3 -m venv /tmp/ti && /tmp/ti/bin/pip install traceinsight==0.6.1
   /tmp/ti/bin/python tools/consumers/traceinsight_figures.py --out common/trace/tests/data/traceinsight_figures.json
+
+tools/consumers/check_consumers.sh runs it with traceinsight 0.6.1 pinned and compares (--compare NOW COMMITTED) its
+figures of today with the committed file.
 """
 import argparse
 import contextlib
@@ -84,11 +87,52 @@ def figures(trace_dir, out_dir):
     return out
 
 
+def same(a, b, where, diffs):
+    """Appends to diffs every place where a and b differ (numbers: by more than 1e-6)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k in ("command", "pandas_version", "python"):
+                continue
+            if k not in a or k not in b:
+                diffs.append(f"{where}/{k}: only in one")
+            else:
+                same(a[k], b[k], f"{where}/{k}", diffs)
+    elif isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            diffs.append(f"{where}: {len(a)} rows against {len(b)}")
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, f"{where}[{i}]", diffs)
+    elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        if abs(a - b) > 1e-6:
+            diffs.append(f"{where}: {a} against {b}")
+    elif a != b:
+        diffs.append(f"{where}: {str(a)[:80]} against {str(b)[:80]}")
+
+
+def compare(now, committed):
+    with open(now) as f:
+        a = json.load(f)
+    with open(committed) as f:
+        b = json.load(f)
+    diffs = []
+    same(a, b, "", diffs)
+    for d in diffs[:20]:
+        print("traceinsight figures differ:", d)
+    print(f"traceinsight {a.get('traceinsight_version')}: {len(a.get('traces', {}))} traces, "
+          f"{'the same figures as' if not diffs else f'{len(diffs)} differences from'} {committed}")
+    return 1 if diffs else 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", required=True)
+    p.add_argument("--out")
+    p.add_argument("--compare", nargs=2, metavar=("NOW", "COMMITTED"), help="compare two files this wrote")
     p.add_argument("--only", default="", help="only traces whose path holds this")
     args = p.parse_args()
+    if args.compare:
+        sys.exit(compare(*args.compare))
+    if not args.out:
+        p.error("--out or --compare is needed")
     warnings.filterwarnings("ignore")
     logging.disable(logging.CRITICAL)
     os.environ["HTA_DISABLE_NS_ROUNDING"] = "1"

@@ -3,15 +3,11 @@
 // slowest rank, the straggler).
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <memory>
-#include <utility>
+#include <vector>
 
 #include "command.h"
 #include "trace/analyses/advice.h"
-#include "trace/analyses/peaks.h"
-#include "trace/analyses/ranks_figures.h"
-#include "trace/analyses/steps.h"
 #include "trace/renderers/advice_view.h"
 
 namespace ladder::cli {
@@ -23,34 +19,15 @@ struct AdviseArgs {
 };
 
 void run_advise(const AdviseArgs& a, uint64_t max_json) {
-  const OutputFormat format = format_of(a.csv, a.json);
-  const bool folder = is_folder(a.file);
   std::vector<RankTrace> ranks = load_ranks_or_file(a.file, max_json);
-  std::vector<Finding> findings;
-  std::vector<RankFigures> figures;
+  std::vector<std::unique_ptr<TraceIndex>> indexes;
+  std::vector<RankIndex> all;
   for (RankTrace& r : ranks) {
     check_trace(r.trace, r.path);
-    const TraceIndex index(r.trace);
-    const int k = find_step(index, a.step, r.path);
-    const Peak peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
-    for (Finding& f : advise(index, k, peak)) {
-      if (folder) f.rank = r.rank;
-      findings.push_back(std::move(f));
-    }
-    if (folder) figures.push_back(rank_figures(r.trace, r.rank, r.path));
+    indexes.push_back(std::make_unique<TraceIndex>(r.trace));
+    all.push_back(RankIndex{r.rank, r.path, indexes.back().get()});
   }
-  if (folder) {
-    const RanksTable table = ranks_table(figures, a.step);
-    for (Finding& f : advise_ranks(figures, table)) findings.push_back(std::move(f));
-    // Each step's findings together, rank by rank, in the order the ranks ran the steps.
-    auto order = [&](const Finding& f) {
-      const auto at = std::find(table.steps.begin(), table.steps.end(), f.step_name);
-      return std::make_pair(at - table.steps.begin(), f.rank);
-    };
-    std::stable_sort(findings.begin(), findings.end(),
-                     [&](const Finding& x, const Finding& y) { return order(x) < order(y); });
-  }
-  fmt::print("{}", advice_view(findings, format));
+  fmt::print("{}", advice_view(advise_all(all, is_folder(a.file), a.step), format_of(a.csv, a.json)));
 }
 
 }  // namespace

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "trace/analyses/breakdown.h"
 #include "trace/analyses/kernel_table.h"
 #include "trace/analyses/memory.h"
 #include "trace/analyses/steps.h"
+#include "trace/analyses/work.h"
 #include "trace/text/text.h"
 
 namespace ladder {
@@ -22,14 +24,94 @@ double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole 
 double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 std::string name_of(const std::string& kernel) { return printable(shortened(kernel_display_name(kernel), 60)); }
 
-bool is_elementwise(const KernelRow& r) {
+// A kernel (or all of one name in a step) with the work the trace says it did: the kernels view's rules
+// (kernel_table.h), for one step at a time from work worked out once for the whole trace.
+struct KRow {
+  std::string name;
+  bool copy = false, tensor_cores = false, flops_known = false;
+  int calls = 0, rated = 0;
+  int64_t total_ns = 0, rated_ns = 0;
+  double bytes = 0, flops = 0;
+};
+struct KTable {
+  std::vector<KRow> rows;
+  int64_t gpu_ns = 0;
+  size_t activities = 0;
+};
+
+// The work of every GPU activity, -1 bytes where unknown: a copy's or set's own bytes; a kernel's, its op's when the op
+// launched this one kernel (work.h), with the FLOPs torch recorded for the op where the shapes give none.
+struct ActWork {
+  double bytes = -1, flops = 0;
+};
+std::vector<ActWork> activity_work(const TraceIndex& index) {
+  const Trace& t = index.trace();
+  std::unordered_map<int, int> kernels_per_op;
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    if (t.events[i].cat != Cat::Kernel) continue;
+    if (const int op = index.op_of(static_cast<int>(i)); op >= 0) ++kernels_per_op[op];
+  }
+  std::vector<ActWork> out(t.events.size());
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const Event& e = t.events[i];
+    if (!is_gpu_activity(e.cat) || e.dur_ns <= 0) continue;
+    if (e.cat != Cat::Kernel) {
+      if (e.gpu.bytes > 0) out[i].bytes = static_cast<double>(e.gpu.bytes);
+      continue;
+    }
+    const int op = index.op_of(static_cast<int>(i));
+    if (op < 0 || kernels_per_op[op] != 1) continue;
+    const Event& o = index.event(op);
+    Work w;
+    if (!o.input_dims().empty() && op_work(o, &w)) {
+      out[i] = ActWork{w.bytes, w.flops > 0 ? w.flops : o.flops > 0 ? static_cast<double>(o.flops) : 0};
+    } else if (o.flops > 0) {
+      out[i] = ActWork{0, static_cast<double>(o.flops)};
+    }
+  }
+  return out;
+}
+
+// Step k's activities, one row each in start order (`all`) and by name, the longest first.
+void step_rows(const TraceIndex& index, int k, const std::vector<ActWork>& work, KTable& all, KTable& by_name) {
+  std::map<std::pair<int, std::string>, size_t> row_of;
+  for (int i : index.gpu_activities(k)) {
+    const Event& e = index.event(i);
+    KRow r;
+    r.name = e.name;
+    r.copy = e.cat != Cat::Kernel;
+    r.tensor_cores = !r.copy && uses_tensor_cores(e.name);
+    r.calls = 1;
+    r.total_ns = e.dur_ns;
+    const ActWork& w = work[static_cast<size_t>(i)];
+    if (w.bytes >= 0) {
+      r.rated = 1, r.rated_ns = e.dur_ns, r.bytes = w.bytes, r.flops = w.flops, r.flops_known = w.flops > 0;
+    }
+    all.rows.push_back(r);
+    all.gpu_ns += e.dur_ns;
+    ++all.activities;
+    const auto [it, fresh] = row_of.emplace(std::make_pair(static_cast<int>(e.cat), e.name), by_name.rows.size());
+    if (fresh) {
+      by_name.rows.push_back(r);
+      continue;
+    }
+    KRow& b = by_name.rows[it->second];
+    b.calls += 1, b.total_ns += r.total_ns, b.rated += r.rated, b.rated_ns += r.rated_ns;
+    b.bytes += r.bytes, b.flops += r.flops, b.flops_known = b.flops_known || r.flops_known;
+  }
+  by_name.gpu_ns = all.gpu_ns, by_name.activities = all.activities;
+  std::stable_sort(by_name.rows.begin(), by_name.rows.end(),
+                   [](const KRow& a, const KRow& b) { return a.total_ns > b.total_ns; });
+}
+
+bool is_elementwise(const KRow& r) {
   return !r.copy && r.rated > 0 && !r.flops_known && !r.tensor_cores && r.bytes > 0;
 }
-bool is_gemm(const KernelRow& r) { return !r.copy && (r.flops_known || r.tensor_cores); }
+bool is_gemm(const KRow& r) { return !r.copy && (r.flops_known || r.tensor_cores); }
 
 // The peak a kernel is rated against: the tensor cores' when its name says it uses them, or when it ran faster than
 // the CUDA cores can (a hand-written kernel's name does not say: chapter 04's GEMM); else the CUDA cores' FP32 peak.
-double peak_for(const KernelRow& r, double tflops, const Peak& peak) {
+double peak_for(const KRow& r, double tflops, const Peak& peak) {
   return r.tensor_cores || peak.fp32_tflops <= 0 || tflops > peak.fp32_tflops ? peak.tflops : peak.fp32_tflops;
 }
 
@@ -55,32 +137,34 @@ struct StepWindow {
   TimeBreakdown b;
 };
 
-void launch_and_gpu_bound(const StepWindow& s, const Spans& covered, const AdviceThresholds& th,
-                          const KernelTable& by_name, const Peak& peak, std::vector<Finding>& out) {
+void launch_and_gpu_bound(const StepWindow& s, const Spans& covered, const AdviceThresholds& th, const KTable& by_name,
+                          const Peak& peak, std::vector<Finding>& out) {
   const int64_t wall = s.end - s.ts;
   if (wall <= 0) return;
   const int64_t idle = s.b.gpu_idle_ns();
   const int64_t host_wait = wall - covered.length_in(s.ts, s.end);
   Finding f;
   f.step = s.k, f.step_name = s.name;
-  if (idle >= th.idle_share * static_cast<double>(wall) && host_wait >= th.host_wait_share * static_cast<double>(idle)) {
+  // A step that ran nothing on the GPU is not waiting for launches: it has no GPU side to bound.
+  if (by_name.activities > 0 && idle >= th.idle_share * static_cast<double>(wall) &&
+      host_wait >= th.host_wait_share * static_cast<double>(idle)) {
     f.kind = "launch-bound";
     f.figure = us(host_wait), f.unit = "us", f.share = pct(static_cast<double>(host_wait), static_cast<double>(wall));
-    f.detail = fmt::format("GPU idle {:.1f}% of the step ({:.1f} of {:.1f} us), {:.1f} us of it with nothing queued "
-                           "(waiting for the CPU to launch); {} kernel{} ran {:.1f} us",
-                           pct(static_cast<double>(idle), static_cast<double>(wall)), us(idle), us(wall),
-                           us(host_wait), by_name.activities, by_name.activities == 1 ? "" : "s",
-                           us(s.b.gpu_busy_ns));
+    f.detail = fmt::format(
+        "GPU idle {:.1f}% of the step ({:.1f} of {:.1f} us), {:.1f} us of it with nothing queued "
+        "(waiting for the CPU to launch); {} kernel{} ran {:.1f} us",
+        pct(static_cast<double>(idle), static_cast<double>(wall)), us(idle), us(wall), us(host_wait),
+        by_name.activities, by_name.activities == 1 ? "" : "s", us(s.b.gpu_busy_ns));
     f.rung = "01 (launch overhead); 02 (CUDA Graphs)";
     out.push_back(f);
   } else if (s.b.compute_ns >= th.busy_share * static_cast<double>(wall)) {
     f.kind = "gpu-bound";
     f.figure = us(s.b.compute_ns), f.unit = "us";
     f.share = pct(static_cast<double>(s.b.compute_ns), static_cast<double>(wall));
-    f.detail = fmt::format("GPU computing {:.1f}% of the step ({:.1f} of {:.1f} us)", f.share, us(s.b.compute_ns),
-                           us(wall));
+    f.detail =
+        fmt::format("GPU computing {:.1f}% of the step ({:.1f} of {:.1f} us)", f.share, us(s.b.compute_ns), us(wall));
     if (!by_name.rows.empty() && by_name.gpu_ns > 0) {
-      const KernelRow& top = by_name.rows.front();
+      const KRow& top = by_name.rows.front();
       f.detail += fmt::format("; the largest, {}, {:.1f}% of the GPU time", name_of(top.name),
                               pct(static_cast<double>(top.total_ns), static_cast<double>(by_name.gpu_ns)));
       if (top.flops_known && top.rated_ns > 0 && peak.tflops > 0) {
@@ -95,8 +179,8 @@ void launch_and_gpu_bound(const StepWindow& s, const Spans& covered, const Advic
 }
 
 // Runs of memory-bound elementwise kernels on each stream (copies and sets between them do not break a run).
-void elementwise(const StepWindow& s, const TraceIndex& index, const KernelTable& all, int64_t wall,
-                 const Peak& peak, const AdviceThresholds& th, std::vector<Finding>& out) {
+void elementwise(const StepWindow& s, const TraceIndex& index, const KTable& all, int64_t wall, const Peak& peak,
+                 const AdviceThresholds& th, std::vector<Finding>& out) {
   const std::vector<int>& acts = index.gpu_activities(s.k);
   if (acts.size() != all.rows.size() || wall <= 0) return;
   std::map<std::pair<int64_t, int64_t>, std::vector<size_t>> streams;
@@ -116,7 +200,7 @@ void elementwise(const StepWindow& s, const TraceIndex& index, const KernelTable
       double bytes = 0;
       std::string names;
       for (size_t j = a; j < b; ++j) {
-        const KernelRow& r = all.rows[v[j]];
+        const KRow& r = all.rows[v[j]];
         ns += r.total_ns;
         bytes += r.bytes;
         names += (j > a ? ", " : "") + name_of(r.name);
@@ -132,14 +216,16 @@ void elementwise(const StepWindow& s, const TraceIndex& index, const KernelTable
         const std::string bw =
             peak.gbps > 0 ? fmt::format(", {:.1f}% of the {:.0f} GB/s peak", pct(gbps, peak.gbps), peak.gbps) : "";
         if (b - a >= 2) {
-          f.detail = fmt::format("{} memory-bound kernels back to back on stream {}: {}; {:.1f} us, {:.1f}% of the "
-                                 "step, {:.1f} MB moved at {:.0f} GB/s{}",
-                                 b - a, key.second, names, us(ns), f.share, bytes / 1e6, gbps, bw);
+          f.detail = fmt::format(
+              "{} memory-bound kernels back to back on stream {}: {}; {:.1f} us, {:.1f}% of the "
+              "step, {:.1f} MB moved at {:.0f} GB/s{}",
+              b - a, key.second, names, us(ns), f.share, bytes / 1e6, gbps, bw);
           f.rung = "03 (fuse them: one kernel, no tensor between them); 04 (into the GEMM's epilogue)";
         } else {
-          f.detail = fmt::format("{} right after a GEMM on stream {}: {:.1f} us, {:.1f}% of the step, {:.1f} MB "
-                                 "moved at {:.0f} GB/s{}",
-                                 names, key.second, us(ns), f.share, bytes / 1e6, gbps, bw);
+          f.detail = fmt::format(
+              "{} right after a GEMM on stream {}: {:.1f} us, {:.1f}% of the step, {:.1f} MB "
+              "moved at {:.0f} GB/s{}",
+              names, key.second, us(ns), f.share, bytes / 1e6, gbps, bw);
           f.rung = "04 (apply it in the GEMM's epilogue: its input never goes to memory)";
         }
         out.push_back(f);
@@ -149,10 +235,10 @@ void elementwise(const StepWindow& s, const TraceIndex& index, const KernelTable
   }
 }
 
-void gemms(const StepWindow& s, const KernelTable& by_name, int64_t wall, const Peak& peak,
-           const AdviceThresholds& th, std::vector<Finding>& out) {
+void gemms(const StepWindow& s, const KTable& by_name, int64_t wall, const Peak& peak, const AdviceThresholds& th,
+           std::vector<Finding>& out) {
   if (wall <= 0) return;
-  for (const KernelRow& r : by_name.rows) {
+  for (const KRow& r : by_name.rows) {
     if (!r.flops_known || r.rated_ns <= 0 || r.copy) continue;
     if (peak.tflops <= 0) continue;
     const double tflops = r.flops / static_cast<double>(r.rated_ns) / 1e3;
@@ -163,10 +249,11 @@ void gemms(const StepWindow& s, const KernelTable& by_name, int64_t wall, const 
     f.step = s.k, f.step_name = s.name;
     f.kind = "gemm-below-peak";
     f.figure = 100.0 * tflops / rate_peak, f.unit = "% of peak", f.share = 100.0 * share;
-    f.detail = fmt::format("{} ({} call{}): {:.1f} TFLOP/s, {:.1f}% of the {:.1f} TFLOP/s peak{}, {:.1f}% of the "
-                           "step",
-                           name_of(r.name), r.calls, r.calls == 1 ? "" : "s", tflops, f.figure, rate_peak,
-                           rate_peak == peak.tflops ? "" : " (FP32, no tensor cores)", f.share);
+    f.detail = fmt::format(
+        "{} ({} call{}): {:.1f} TFLOP/s, {:.1f}% of the {:.1f} TFLOP/s peak{}, {:.1f}% of the "
+        "step",
+        name_of(r.name), r.calls, r.calls == 1 ? "" : "s", tflops, f.figure, rate_peak,
+        rate_peak == peak.tflops ? "" : " (FP32, no tensor cores)", f.share);
     f.rung = "04 (a GEMM of its own: tiles, pipeline, epilogue)";
     out.push_back(f);
   }
@@ -180,15 +267,22 @@ bool backward_start(const Event& e) {
   return n.find("backward") != std::string::npos || n.find("bwd") != std::string::npos;
 }
 
-void held(const StepWindow& s, const TraceIndex& index, const MemoryReport& mem, const AdviceThresholds& th,
-          std::vector<Finding>& out) {
+// Per step, the start of its backward (the first host event that begins it), -1 where none.
+std::vector<int64_t> backward_starts(const TraceIndex& index) {
   const Trace& t = index.trace();
-  int64_t bwd = -1;
+  std::vector<int64_t> out(index.steps().size(), -1);
   for (size_t i = 0; i < t.events.size(); ++i) {
     const Event& e = t.events[i];
-    if (is_gpu_cat(e.cat) || index.step_of(static_cast<int>(i)) != s.k || !backward_start(e)) continue;
-    if (bwd < 0 || e.ts_ns < bwd) bwd = e.ts_ns;
+    const int k = index.step_of(static_cast<int>(i));
+    if (k < 0 || is_gpu_cat(e.cat) || !backward_start(e)) continue;
+    int64_t& b = out[static_cast<size_t>(k)];
+    if (b < 0 || e.ts_ns < b) b = e.ts_ns;
   }
+  return out;
+}
+
+void held(const StepWindow& s, int64_t bwd, const MemoryReport& mem, const AdviceThresholds& th,
+          std::vector<Finding>& out) {
   if (bwd < 0) return;
   for (const MemoryWindow& w : mem.windows) {
     if (w.step != s.k || w.device_type == 0 || w.curve.empty()) continue;
@@ -204,9 +298,10 @@ void held(const StepWindow& s, const TraceIndex& index, const MemoryReport& mem,
     f.kind = "held-for-backward";
     f.figure = static_cast<double>(kept) / 1e6, f.unit = "MB";
     f.share = pct(static_cast<double>(kept), static_cast<double>(rise));
-    f.detail = fmt::format("{}: {:.1f} MB allocated in the forward still held when the backward starts, {:.1f}% of the "
-                           "step's peak above its start ({:.1f} MB)",
-                           w.device, f.figure, f.share, static_cast<double>(rise) / 1e6);
+    f.detail = fmt::format(
+        "{}: {:.1f} MB allocated in the forward still held when the backward starts, {:.1f}% of the "
+        "step's peak above its start ({:.1f} MB)",
+        w.device, f.figure, f.share, static_cast<double>(rise) / 1e6);
     f.rung = "06 (--mode fused, epilogue, recompute: keep less, or make it again in the backward)";
     out.push_back(f);
   }
@@ -220,6 +315,8 @@ std::vector<Finding> advise(const TraceIndex& index, int step, const Peak& peak,
   if (index.steps().empty()) return out;
   const auto breakdowns = step_breakdowns(index, -1);
   const Spans covered = busy_or_queued(index);
+  const std::vector<ActWork> work = activity_work(index);
+  const std::vector<int64_t> backward = backward_starts(index);
   MemoryReport mem;
   const bool memory = !index.trace().memory.empty();
   if (memory) mem = memory_report(index, step);
@@ -227,12 +324,12 @@ std::vector<Finding> advise(const TraceIndex& index, int step, const Peak& peak,
     if (step >= 0 && k != step) continue;
     const TraceIndex::Step& st = index.steps()[static_cast<size_t>(k)];
     const StepWindow s{k, st.name, st.ts_ns, st.end_ns, breakdowns[static_cast<size_t>(k)].second};
-    const KernelTable by_name = kernel_table(index, k, false);
-    const KernelTable all = kernel_table(index, k, true);
+    KTable all, by_name;
+    step_rows(index, k, work, all, by_name);
     launch_and_gpu_bound(s, covered, th, by_name, peak, out);
     elementwise(s, index, all, s.end - s.ts, peak, th, out);
     gemms(s, by_name, s.end - s.ts, peak, th, out);
-    if (memory) held(s, index, mem, th, out);
+    if (memory) held(s, backward[static_cast<size_t>(k)], mem, th, out);
   }
   return out;
 }
@@ -259,9 +356,10 @@ std::vector<Finding> advise_ranks(const std::vector<RankFigures>& ranks, const R
                                  ? pct(static_cast<double>(c.split.overlapping_ns),
                                        static_cast<double>(c.split.overlapping_ns + c.split.communication_ns))
                                  : std::nan("");
-      f.detail = fmt::format("{:.1f} us of communication with no computation beside it, {:.1f}% of the step "
-                             "({:.1f} us); {:.1f}% of the communication overlapped; waited {:.1f} us for other ranks",
-                             f.figure, f.share, us(c.split.wall_ns), overlap, us(c.wait_ns));
+      f.detail = fmt::format(
+          "{:.1f} us of communication with no computation beside it, {:.1f}% of the step "
+          "({:.1f} us); {:.1f}% of the communication overlapped; waited {:.1f} us for other ranks",
+          f.figure, f.share, us(c.split.wall_ns), overlap, us(c.wait_ns));
       f.rung = "07 (--mode overlap: chunks, a stream of their own)";
       out.push_back(f);
     }
@@ -271,8 +369,8 @@ std::vector<Finding> advise_ranks(const std::vector<RankFigures>& ranks, const R
       f.rank = ranks[static_cast<size_t>(table.slowest[s])].rank, f.step_name = table.steps[s];
       f.step = static_cast<int>(s);
       f.kind = "slowest-rank";
-      f.figure = us(slowest - fastest), f.unit = "us", f.share = pct(static_cast<double>(slowest - fastest),
-                                                                     static_cast<double>(slowest));
+      f.figure = us(slowest - fastest), f.unit = "us",
+      f.share = pct(static_cast<double>(slowest - fastest), static_cast<double>(slowest));
       f.detail = fmt::format("rank {}'s step took {:.1f} us, {:.1f} us more than the fastest rank's", f.rank,
                              us(slowest), f.figure);
       f.rung = "07 (the straggler: who waits for whom)";
@@ -286,15 +384,42 @@ std::vector<Finding> advise_ranks(const std::vector<RankFigures>& ranks, const R
         f.step = static_cast<int>(s);
         f.kind = "straggler";
         f.figure = us(c.caused_ns), f.unit = "us";
-        f.detail = fmt::format("the other ranks waited {:.1f} us in all for rank {} at the {} collective{} it "
-                               "arrived last at",
-                               f.figure, f.rank, c.arrived_last, c.arrived_last == 1 ? "" : "s");
+        f.detail = fmt::format(
+            "the other ranks waited {:.1f} us in all for rank {} at the {} collective{} it "
+            "arrived last at",
+            f.figure, f.rank, c.arrived_last, c.arrived_last == 1 ? "" : "s");
         f.rung = "07 (the straggler: who waits for whom)";
         out.push_back(f);
       }
     }
   }
   return out;
+}
+
+std::vector<Finding> advise_all(const std::vector<RankIndex>& ranks, bool folder, const std::string& step,
+                                const AdviceThresholds& th) {
+  std::vector<Finding> findings;
+  std::vector<RankFigures> figures;
+  for (const RankIndex& r : ranks) {
+    const Trace& t = r.index->trace();
+    const int k = find_step(*r.index, step, r.path);
+    const Peak peak = t.devices.empty() ? Peak{} : peak_of(t.devices.front().name);
+    for (Finding& f : advise(*r.index, k, peak, th)) {
+      if (folder) f.rank = r.rank;
+      findings.push_back(std::move(f));
+    }
+    if (folder) figures.push_back(rank_figures(t, r.rank, r.path));
+  }
+  if (!folder) return findings;
+  const RanksTable table = ranks_table(figures, step);
+  for (Finding& f : advise_ranks(figures, table, th)) findings.push_back(std::move(f));
+  auto order = [&](const Finding& f) {
+    const auto at = std::find(table.steps.begin(), table.steps.end(), f.step_name);
+    return std::make_pair(at - table.steps.begin(), f.rank);
+  };
+  std::stable_sort(findings.begin(), findings.end(),
+                   [&](const Finding& x, const Finding& y) { return order(x) < order(y); });
+  return findings;
 }
 
 Table advice_table(const std::vector<Finding>& findings) {

@@ -39,8 +39,8 @@ struct AdviceThresholds {
   // then removing the launch overhead at most halves the step, the least that changes what bounds it.
   double idle_share = 0.5;
   double host_wait_share = 0.5;
-  // gpu-bound: the GPU computing 80% of the step or more. Past 80% the CPU side can at most take a fifth off; the kernels
-  // are what is left to make faster.
+  // gpu-bound: the GPU computing 80% of the step or more. Past 80% the CPU side can at most take a fifth off; the
+  // kernels are what is left to make faster.
   double busy_share = 0.8;
   // elementwise-chain, epilogue-candidate: the kernels take 5% of the step's wall time or more: fusing them can save at
   // most their time, and under 5% that is about the step-to-step spread of the committed traces (1-3%) and no more.
@@ -65,12 +65,12 @@ struct Finding {
   int rank = -1;  // -1: one trace, not a folder of ranks
   int step = -1;  // index in the trace's steps
   std::string step_name;
-  std::string kind;  // "launch-bound", ...
-  double figure = 0;  // the measured figure the finding rests on, in `unit`
-  std::string unit;   // "us", "MB", "%"
+  std::string kind;             // "launch-bound", ...
+  double figure = 0;            // the measured figure the finding rests on, in `unit`
+  std::string unit;             // "us", "MB", "%"
   double share = std::nan("");  // the figure's share of the step, %, where it has one
-  std::string detail;  // one line: what was measured
-  std::string rung;    // where the ladder teaches the fix
+  std::string detail;           // one line: what was measured
+  std::string rung;             // where the ladder teaches the fix
 };
 
 // The findings of each step (`step` >= 0: that one only), in step order, then in the order of the list above.
@@ -81,6 +81,17 @@ std::vector<Finding> advise(const TraceIndex& index, int step, const Peak& peak,
 // The findings of a folder of ranks: per step, exposed communication per rank, the slowest rank, the straggler.
 std::vector<Finding> advise_ranks(const std::vector<RankFigures>& ranks, const RanksTable& table,
                                   const AdviceThresholds& th = AdviceThresholds{});
+
+// A whole trace or folder, as `ladder-trace advise` shows it: each rank's findings (with its rank when `folder`), and
+// for a folder the ranks' findings too, each step's together in the order the ranks ran the steps. `step`: "" for every
+// step, "3" or "ProfilerStep#3" for one (find_step's words). The indexes' traces must be the ranks' (rank, path).
+struct RankIndex {
+  int rank = 0;
+  std::string path;
+  const TraceIndex* index = nullptr;
+};
+std::vector<Finding> advise_all(const std::vector<RankIndex>& ranks, bool folder, const std::string& step,
+                                const AdviceThresholds& th = AdviceThresholds{});
 
 // As a table "advice": step, finding, figure, unit, share (%), detail, rung, and rank last for a folder. share: of
 // the step's wall time; of the step's peak above its start for held memory.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "trace/analyses/communication.h"
@@ -18,9 +19,12 @@ std::vector<PathEdge> critical_path(const TraceIndex& index, int step) {
     const TraceIndex::Step& s = index.steps()[static_cast<size_t>(k)];
     // The step's activities by stream, in start order, and where each one is in its stream.
     std::map<std::pair<int64_t, int64_t>, std::vector<int>> streams;
+    std::unordered_map<int, int> before;  // an activity -> the one before it on its stream in the step, or -1
     int last = -1;
     for (int i : index.gpu_activities(k)) {
-      streams[{index.event(i).pid, index.event(i).tid}].push_back(i);
+      std::vector<int>& v = streams[{index.event(i).pid, index.event(i).tid}];
+      before[i] = v.empty() ? -1 : v.back();
+      v.push_back(i);
       if (last < 0 || index.event(i).end_ns() > index.event(last).end_ns()) last = i;
     }
     std::vector<PathEdge> path;  // from the end back
@@ -36,9 +40,7 @@ std::vector<PathEdge> critical_path(const TraceIndex& index, int step) {
     for (int cur = last; cur >= 0;) {
       const Event& a = index.event(cur);
       add(cur, is_comm_kernel(a) ? "gpu_communication_bound" : "gpu_compute_bound", a.ts_ns);
-      const std::vector<int>& v = streams[{a.pid, a.tid}];
-      const auto at = std::find(v.begin(), v.end(), cur);
-      const int prev = at == v.begin() ? -1 : *(at - 1);
+      const int prev = before[cur];
       const int launch = index.launch_of(cur);
       if (prev >= 0 && (launch < 0 || index.event(prev).end_ns() >= index.event(launch).end_ns())) {
         add(cur, "gpu_kernel_kernel_overhead", index.event(prev).end_ns());

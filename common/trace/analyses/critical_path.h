@@ -27,8 +27,8 @@ namespace ladder {
 struct PathEdge {
   int step = 0;
   int event = -1;  // the activity (its run, or the gap before it), or the launch call; -1: the CPU before the launch
-  std::string bound_by;   // "cpu_bound", "gpu_kernel_launch_overhead", "gpu_kernel_kernel_overhead",
-                          // "gpu_compute_bound", "gpu_communication_bound"
+  std::string bound_by;  // "cpu_bound", "gpu_kernel_launch_overhead", "gpu_kernel_kernel_overhead",
+                         // "gpu_compute_bound", "gpu_communication_bound"
   int64_t ns = 0;
 };
 

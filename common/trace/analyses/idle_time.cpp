@@ -11,9 +11,12 @@ namespace ladder {
 
 const char* idle_category_name(IdleCategory c) {
   switch (c) {
-    case IdleCategory::HostWait: return "host_wait";
-    case IdleCategory::KernelWait: return "kernel_wait";
-    case IdleCategory::Other: return "other";
+    case IdleCategory::HostWait:
+      return "host_wait";
+    case IdleCategory::KernelWait:
+      return "kernel_wait";
+    case IdleCategory::Other:
+      return "other";
   }
   return "other";
 }
@@ -96,7 +99,8 @@ Table idle_time_table(const std::vector<StreamIdle>& rows, const TraceIndex& ind
   for (const StreamIdle& r : rows) {
     const int64_t total = r.total_ns();
     for (int c = 0; c < 3; ++c) {
-      t.columns[step].texts.push_back(r.step < 0 ? std::string("all") : index.steps()[static_cast<size_t>(r.step)].name);
+      t.columns[step].texts.push_back(r.step < 0 ? std::string("all")
+                                                 : index.steps()[static_cast<size_t>(r.step)].name);
       t.columns[stream].ints.push_back(r.stream);
       t.columns[cat].texts.push_back(idle_category_name(static_cast<IdleCategory>(c)));
       t.columns[time].floats.push_back(static_cast<double>(r.ns[c]) / 1e3);

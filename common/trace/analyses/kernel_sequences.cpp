@@ -16,9 +16,13 @@ std::string KernelSequence::pattern() const {
 
 namespace {
 
-int depth_of(const TraceIndex& index, int i) {
-  int d = 0;
-  for (int p = index.parent(i); p >= 0; p = index.parent(p)) ++d;
+// The nesting depth of every host event on its thread (0: no parent), from host_order (parents first).
+std::vector<int> depths(const TraceIndex& index) {
+  std::vector<int> d(index.trace().events.size(), 0);
+  for (int i : index.host_order()) {
+    const int p = index.parent(i);
+    d[static_cast<size_t>(i)] = p >= 0 ? d[static_cast<size_t>(p)] + 1 : 0;
+  }
   return d;
 }
 
@@ -37,16 +41,17 @@ std::vector<KernelSequence> kernel_sequences(const TraceIndex& index, const std:
   std::map<int64_t, std::vector<std::pair<int64_t, int>>> calls;  // pid -> (ts, call)
   for (const auto& [call, acts] : launched) calls[index.event(call).pid].emplace_back(index.event(call).ts_ns, call);
   for (auto& [pid, v] : calls) std::sort(v.begin(), v.end());
+  const std::vector<int> depth = depths(index);
   std::vector<int> candidates;
   int min_depth = std::numeric_limits<int>::max();
   for (int i : index.host_order()) {
     if (index.event(i).name.find(operator_name) == std::string::npos) continue;
     candidates.push_back(i);
-    min_depth = std::min(min_depth, depth_of(index, i));
+    min_depth = std::min(min_depth, depth[static_cast<size_t>(i)]);
   }
   std::map<std::pair<std::string, std::vector<std::string>>, KernelSequence> by_pattern;
   for (int op : candidates) {
-    if (depth_of(index, op) != min_depth) continue;
+    if (depth[static_cast<size_t>(op)] != min_depth) continue;
     const Event& o = index.event(op);
     std::vector<int> acts;
     const auto& v = calls[o.pid];
@@ -56,7 +61,8 @@ std::vector<KernelSequence> kernel_sequences(const TraceIndex& index, const std:
       acts.insert(acts.end(), a.begin(), a.end());
     }
     if (static_cast<int>(acts.size()) < min_pattern_len) continue;
-    std::stable_sort(acts.begin(), acts.end(), [&](int a, int b) { return index.event(a).ts_ns < index.event(b).ts_ns; });
+    std::stable_sort(acts.begin(), acts.end(),
+                     [&](int a, int b) { return index.event(a).ts_ns < index.event(b).ts_ns; });
     std::vector<std::string> names;
     int64_t gpu = 0;
     for (int a : acts) {

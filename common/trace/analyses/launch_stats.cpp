@@ -13,9 +13,9 @@ bool hta_launch_name(const std::string& n) {
 namespace {
 
 bool async_copy_or_set(const Event& e) {
-  return e.name.rfind("cudaMemcpy", 0) == 0 ? e.name.find("Async") != std::string::npos
-                                              : e.name.rfind("cudaMemset", 0) == 0 &&
-                                                    e.name.find("Async") != std::string::npos;
+  return e.name.rfind("cudaMemcpy", 0) == 0
+             ? e.name.find("Async") != std::string::npos
+             : e.name.rfind("cudaMemset", 0) == 0 && e.name.find("Async") != std::string::npos;
 }
 
 }  // namespace

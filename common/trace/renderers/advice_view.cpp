@@ -37,7 +37,8 @@ std::string advice_view(const std::vector<Finding>& findings, OutputFormat forma
     return format == OutputFormat::Csv ? to_csv(t) : to_json(t);
   }
   std::string out = "What bounds each step, measured, and the rung of the ladder that teaches the fix\n";
-  if (findings.empty()) return out + "  no finding: no figure of the trace passes its threshold (advice.h lists them)\n";
+  if (findings.empty())
+    return out + "  no finding: no figure of the trace passes its threshold (advice.h lists them)\n";
   std::string step;
   int rank = -2;
   for (const Finding& f : findings) {

@@ -107,8 +107,8 @@ TEST(Advice, Chapter07ExposedAllReduceAndTheSlowestRank) {
   ASSERT_EQ(straggler.size(), 3u);
   for (const Finding& f : straggler) EXPECT_GT(f.figure, 0.0);
   // Step 3: rank 0 slowest (337.7 us, 53.6 us more), rank 1 the straggler (the ranks view's figures).
-  const auto step3 = std::find_if(slowest.begin(), slowest.end(),
-                                  [](const Finding& f) { return f.step_name == "ProfilerStep#3"; });
+  const auto step3 =
+      std::find_if(slowest.begin(), slowest.end(), [](const Finding& f) { return f.step_name == "ProfilerStep#3"; });
   ASSERT_NE(step3, slowest.end());
   EXPECT_EQ(step3->rank, 0);
   EXPECT_NEAR(step3->figure, 53.6, 0.05);

@@ -161,10 +161,9 @@ TEST(TraceinsightOracle, CriticalPathGpuPartsEqualTheirsWhereThePathsAgree) {
       EXPECT_EQ(total, end - index.steps()[static_cast<size_t>(k)].ts_ns) << rel << " " << name;
       const json& theirs = path.at("by");
       auto their = [&](const char* b) { return theirs.contains(b) ? theirs.at(b).get<double>() : 0.0; };
-      const bool same =
-          std::abs(ours["gpu_compute_bound"] + ours["gpu_communication_bound"] - their("gpu_compute_bound") -
-                   their("gpu_communication_bound")) <= 1.0 &&
-          std::abs(ours["gpu_kernel_kernel_overhead"] - their("gpu_kernel_kernel_overhead")) <= 1.0;
+      const bool same = std::abs(ours["gpu_compute_bound"] + ours["gpu_communication_bound"] -
+                                 their("gpu_compute_bound") - their("gpu_communication_bound")) <= 1.0 &&
+                        std::abs(ours["gpu_kernel_kernel_overhead"] - their("gpu_kernel_kernel_overhead")) <= 1.0;
       if (same && their("gpu_kernel_launch_overhead") > 0) {
         EXPECT_NEAR(ours["gpu_kernel_launch_overhead"], their("gpu_kernel_launch_overhead"), 1.0) << rel << " " << name;
       }
