@@ -334,6 +334,23 @@ std::vector<Finding> advise(const TraceIndex& index, int step, const Peak& peak,
   return out;
 }
 
+namespace {
+
+// ": 2 x ncclDevKernel_AllReduce_Sum_bf16_RING_LL": the collectives the rank launched in the step, by name.
+std::string collectives_of(const RankFigures& r, const std::string& step) {
+  std::map<std::string, int> n;
+  for (const RankFigures::Collective& c : r.collectives) {
+    if (c.step >= 0 && static_cast<size_t>(c.step) < r.steps.size() &&
+        r.steps[static_cast<size_t>(c.step)].name == step)
+      ++n[c.name];
+  }
+  std::string out;
+  for (const auto& [name, count] : n) out += fmt::format("{}{} x {}", out.empty() ? ": " : ", ", count, name_of(name));
+  return out;
+}
+
+}  // namespace
+
 std::vector<Finding> advise_ranks(const std::vector<RankFigures>& ranks, const RanksTable& table,
                                   const AdviceThresholds& th) {
   std::vector<Finding> out;
@@ -358,8 +375,8 @@ std::vector<Finding> advise_ranks(const std::vector<RankFigures>& ranks, const R
                                  : std::nan("");
       f.detail = fmt::format(
           "{:.1f} us of communication with no computation beside it, {:.1f}% of the step "
-          "({:.1f} us); {:.1f}% of the communication overlapped; waited {:.1f} us for other ranks",
-          f.figure, f.share, us(c.split.wall_ns), overlap, us(c.wait_ns));
+          "({:.1f} us){}; {:.1f}% of the communication overlapped; waited {:.1f} us for other ranks",
+          f.figure, f.share, us(c.split.wall_ns), collectives_of(ranks[r], table.steps[s]), overlap, us(c.wait_ns));
       f.rung = "07 (--mode overlap: chunks, a stream of their own)";
       out.push_back(f);
     }

@@ -100,6 +100,7 @@ TEST(Advice, Chapter07ExposedAllReduceAndTheSlowestRank) {
   for (const Finding& f : exposed) {
     EXPECT_GT(f.share, 10.0);
     EXPECT_NE(f.detail.find(" 0.0% of the communication overlapped"), std::string::npos) << f.detail;
+    EXPECT_NE(f.detail.find("1 x ncclDevKernel_AllReduce_Sum_bf16_RING_LL"), std::string::npos) << f.detail;
   }
   const auto slowest = of_kind(all, "slowest-rank");
   ASSERT_FALSE(slowest.empty());
