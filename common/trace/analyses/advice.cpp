@@ -27,7 +27,7 @@ std::string name_of(const std::string& kernel) { return printable(shortened(kern
 // A kernel (or all of one name in a step) with the work the trace says it did: the kernels view's rules
 // (kernel_table.h), for one step at a time from work worked out once for the whole trace.
 struct KRow {
-  std::string name;
+  std::string name, op;  // op: the launching op's name, "" when none
   bool copy = false, tensor_cores = false, flops_known = false;
   int calls = 0, rated = 0;
   int64_t total_ns = 0, rated_ns = 0;
@@ -79,6 +79,7 @@ void step_rows(const TraceIndex& index, int k, const std::vector<ActWork>& work,
     const Event& e = index.event(i);
     KRow r;
     r.name = e.name;
+    if (const int op = index.op_of(i); op >= 0) r.op = index.event(op).name;
     r.copy = e.cat != Cat::Kernel;
     r.tensor_cores = !r.copy && uses_tensor_cores(e.name);
     r.calls = 1;
@@ -203,7 +204,9 @@ void elementwise(const StepWindow& s, const TraceIndex& index, const KTable& all
         const KRow& r = all.rows[v[j]];
         ns += r.total_ns;
         bytes += r.bytes;
-        names += (j > a ? ", " : "") + name_of(r.name);
+        names += (j > a ? ", " : "") +
+                 (r.op.empty() ? name_of(r.name)
+                               : printable(r.op) + " (" + printable(shortened(kernel_display_name(r.name), 40)) + ")");
       }
       const bool after_gemm = a > 0 && is_gemm(all.rows[v[a - 1]]);
       const double share = static_cast<double>(ns) / static_cast<double>(wall);
