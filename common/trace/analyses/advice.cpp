@@ -263,6 +263,7 @@ void gemms(const StepWindow& s, const KTable& by_name, int64_t wall, const Peak&
 }
 
 bool backward_start(const Event& e) {
+  if (e.cat != Cat::CpuOp && e.cat != Cat::UserAnnotation) return false;
   if (e.name.rfind("autograd::engine::evaluate_function", 0) == 0) return true;
   if (e.cat != Cat::UserAnnotation) return false;
   std::string n = e.name;
@@ -284,17 +285,44 @@ std::vector<int64_t> backward_starts(const TraceIndex& index) {
   return out;
 }
 
-void held(const StepWindow& s, int64_t bwd, const MemoryReport& mem, const AdviceThresholds& th,
+// The allocator's level on each device ("Total Allocated" after each [memory] record: memory.h's rules), by time:
+// the level at a moment is the one after the device's last record before it, or before its first record (that
+// record's total less its Bytes).
+struct Levels {
+  std::map<std::pair<int, int>, std::vector<std::pair<int64_t, int64_t>>> by_device;  // (type, id) -> (ts, level)
+  static Levels of(const Trace& t) {
+    Levels l;
+    std::vector<size_t> order(t.memory.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return t.memory[a].ts_ns < t.memory[b].ts_ns; });
+    for (size_t i : order) {
+      const MemoryRecord& m = t.memory[i];
+      if (m.device_type == 0 || m.total_allocated < 0) continue;  // the GPU's, where the trace has the totals
+      auto& v = l.by_device[{m.device_type, m.device_id}];
+      if (v.empty()) v.emplace_back(INT64_MIN, m.total_allocated - m.bytes);
+      v.emplace_back(m.ts_ns, m.total_allocated);
+    }
+    return l;
+  }
+};
+
+void held(const StepWindow& s, int64_t bwd, const Levels& levels, const AdviceThresholds& th,
           std::vector<Finding>& out) {
   if (bwd < 0) return;
-  for (const MemoryWindow& w : mem.windows) {
-    if (w.step != s.k || w.device_type == 0 || w.curve.empty()) continue;
-    int64_t level = w.curve.front().allocated;
-    for (const MemoryPoint& p : w.curve) {
-      if (p.ts_ns >= bwd) break;
-      level = p.allocated;
-    }
-    const int64_t kept = level - w.start_allocated, rise = w.peak_allocated - w.start_allocated;
+  for (const auto& [device, v] : levels.by_device) {
+    // The level before the step (records at its start are in it, as memory.h's windows hold both ends), before the
+    // backward, and the step's peak.
+    auto before = [&](int64_t t) {
+      auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(t, INT64_MIN));
+      return std::prev(it)->second;  // v.front() is at INT64_MIN: there is always one before
+    };
+    const int64_t start = before(s.ts), kept = before(bwd) - start;
+    int64_t peak = start;
+    for (auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(s.ts, INT64_MIN));
+         it != v.end() && it->first <= s.end; ++it)
+      peak = std::max(peak, it->second);
+    const int64_t rise = peak - start;
     if (kept <= 0 || rise <= 0 || static_cast<double>(kept) < th.held_share * static_cast<double>(rise)) continue;
     Finding f;
     f.step = s.k, f.step_name = s.name;
@@ -304,7 +332,7 @@ void held(const StepWindow& s, int64_t bwd, const MemoryReport& mem, const Advic
     f.detail = fmt::format(
         "{}: {:.1f} MB allocated in the forward still held when the backward starts, {:.1f}% of the "
         "step's peak above its start ({:.1f} MB)",
-        w.device, f.figure, f.share, static_cast<double>(rise) / 1e6);
+        memory_device_name(device.first, device.second), f.figure, f.share, static_cast<double>(rise) / 1e6);
     f.rung = "06 (--mode fused, epilogue, recompute: keep less, or make it again in the backward)";
     out.push_back(f);
   }
@@ -320,9 +348,7 @@ std::vector<Finding> advise(const TraceIndex& index, int step, const Peak& peak,
   const Spans covered = busy_or_queued(index);
   const std::vector<ActWork> work = activity_work(index);
   const std::vector<int64_t> backward = backward_starts(index);
-  MemoryReport mem;
-  const bool memory = !index.trace().memory.empty();
-  if (memory) mem = memory_report(index, step);
+  const Levels levels = Levels::of(index.trace());
   for (int k = 0; k < static_cast<int>(index.steps().size()); ++k) {
     if (step >= 0 && k != step) continue;
     const TraceIndex::Step& st = index.steps()[static_cast<size_t>(k)];
@@ -332,7 +358,7 @@ std::vector<Finding> advise(const TraceIndex& index, int step, const Peak& peak,
     launch_and_gpu_bound(s, covered, th, by_name, peak, out);
     elementwise(s, index, all, s.end - s.ts, peak, th, out);
     gemms(s, by_name, s.end - s.ts, peak, th, out);
-    if (memory) held(s, backward[static_cast<size_t>(k)], mem, th, out);
+    held(s, backward[static_cast<size_t>(k)], levels, th, out);
   }
   return out;
 }
