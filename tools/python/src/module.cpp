@@ -18,7 +18,12 @@
 
 #include "base/error.h"
 #include "records.h"
+#include "trace/analyses/advice.h"
+#include "trace/analyses/critical_path.h"
 #include "trace/analyses/hta_window.h"
+#include "trace/analyses/idle_time.h"
+#include "trace/analyses/kernel_sequences.h"
+#include "trace/analyses/launch_stats.h"
 #include "trace/analyses/peaks.h"
 #include "trace/model/index.h"
 #include "trace/model/json_read.h"
@@ -164,6 +169,40 @@ class Traces {
     }
     return out;
   }
+  // advise --csv [--step S]: the findings (a folder: every rank's and the ranks'), as the command prints them.
+  nb::list advise(const std::string& step) const {
+    Table t;
+    {
+      nb::gil_scoped_release release;
+      std::vector<RankIndex> all;
+      for (const auto& r : ranks_) all.push_back(RankIndex{r->rank, r->path, r->index.get()});
+      t = advice_table(advise_all(all, folder_, step));
+    }
+    return table_columns(t);
+  }
+  // traceinsight's analyses (trace/analyses/idle_time.h, launch_stats.h, kernel_sequences.h) and our critical path
+  // (critical_path.h), each rank's table under the last's, with a "rank" column last for a folder.
+  nb::list idle_time(int64_t kernel_wait_ns) const {
+    return each_rank_table([&](const Rank& r) {
+      return idle_time_table(ladder::idle_time(*r.index, kernel_wait_ns), *r.index);
+    });
+  }
+  nb::list launch_stats() const {
+    return each_rank_table([&](const Rank& r) {
+      return launch_stats_table(ladder::launch_stats(*r.index), *r.index);
+    });
+  }
+  nb::list kernel_sequences(const std::string& operator_name, int min_pattern_len) const {
+    if (operator_name.empty()) throw UsageError("operator_name must name an op (a part of its name: \"aten::linear\")");
+    return each_rank_table([&](const Rank& r) {
+      return kernel_sequences_table(ladder::kernel_sequences(*r.index, operator_name, min_pattern_len));
+    });
+  }
+  nb::list critical_path(const std::string& step) const {
+    return each_rank_table([&](const Rank& r) {
+      return critical_path_table(ladder::critical_path(*r.index, find_step(*r.index, step, r.path)), *r.index);
+    });
+  }
   // ranks --csv [--step S]: its own rank column (a single trace is one rank).
   nb::list rank_table(const std::string& step) const {
     std::vector<Column> cols;
@@ -221,6 +260,49 @@ class Traces {
     return out;
   }
 
+  // A Table as [(name, kind, values)], every cell as the table holds it.
+  static nb::list table_columns(const Table& t) {
+    nb::list out;
+    for (const TableColumn& c : t.columns) {
+      nb::list values;
+      if (c.type == TableColumn::Int) {
+        for (int64_t v : c.ints) values.append(nb::int_(v));
+      } else if (c.type == TableColumn::Float) {
+        for (double v : c.floats) values.append(nb::float_(v));
+      } else {
+        for (const std::string& v : c.texts) values.append(nb::str(v.data(), v.size()));
+      }
+      const char* kind = c.type == TableColumn::Int ? "int" : c.type == TableColumn::Float ? "float" : "str";
+      out.append(nb::make_tuple(c.name, kind, values));
+    }
+    return out;
+  }
+  // Each rank's Table, one under the other, with a "rank" column last for a folder.
+  nb::list each_rank_table(const std::function<Table(const Rank&)>& view) const {
+    Table all;
+    {
+      nb::gil_scoped_release release;
+      for (const auto& r : ranks_) {
+        Table t = view(*r);
+        if (folder_) {
+          const size_t rank = t.add("rank", TableColumn::Int);
+          t.columns[rank].ints.assign(t.rows(), r->rank);
+        }
+        if (all.columns.empty()) {
+          all = std::move(t);
+          continue;
+        }
+        for (size_t c = 0; c < all.columns.size(); ++c) {
+          TableColumn &to = all.columns[c], &from = t.columns[c];
+          to.ints.insert(to.ints.end(), from.ints.begin(), from.ints.end());
+          to.floats.insert(to.floats.end(), from.floats.begin(), from.floats.end());
+          to.texts.insert(to.texts.end(), from.texts.begin(), from.texts.end());
+        }
+      }
+    }
+    return table_columns(all);
+  }
+
   bool folder_ = false;
   std::vector<std::unique_ptr<Rank>> ranks_;
 };
@@ -254,5 +336,10 @@ NB_MODULE(_core, m) {
       .def("breakdown", &Traces::breakdown, nb::arg("step"))
       .def("memory", &Traces::memory, nb::arg("step"))
       .def("rank_table", &Traces::rank_table, nb::arg("step"))
-      .def("hta_temporal", &Traces::hta_temporal);
+      .def("hta_temporal", &Traces::hta_temporal)
+      .def("advise", &Traces::advise, nb::arg("step"))
+      .def("idle_time", &Traces::idle_time, nb::arg("kernel_wait_ns"))
+      .def("launch_stats", &Traces::launch_stats)
+      .def("kernel_sequences", &Traces::kernel_sequences, nb::arg("operator_name"), nb::arg("min_pattern_len"))
+      .def("critical_path", &Traces::critical_path, nb::arg("step"));
 }
