@@ -58,7 +58,7 @@ command -v python3 > /dev/null || skip "no python3"
 (make_venv pandas-latest pandas HolisticTraceAnalysis torch-tb-profiler) &
 (make_venv pandas-2.2.3 pandas==2.2.3 HolisticTraceAnalysis) &
 # traceinsight, HTA's successor, pinned: the oracle of ladder-trace's idle time, launch statistics, kernel sequences
-# and critical path (traceinsight_figures.py; common/trace/tests/data/traceinsight_figures.json holds its figures).
+# and critical path (traceinsight_figures.py; common/trace/tests/data/traceinsight/figures.json holds its figures).
 (make_venv traceinsight-0.6.1 pandas traceinsight==0.6.1) &
 wait
 for env in pandas-latest pandas-2.2.3 traceinsight-0.6.1; do
@@ -77,5 +77,5 @@ trap 'rm -rf "$out"' EXIT
 wait
 # traceinsight's figures today against the committed ones the CPU test holds ours to: a difference is a change in
 # traceinsight (or a trace), and the committed file is to be written again and the test run.
-python3 "$here/traceinsight_figures.py" --compare "$out/traceinsight.json" "$data/traceinsight_figures.json" || exit 1
+python3 "$here/traceinsight_figures.py" --compare "$out/traceinsight.json" "$data/traceinsight/figures.json" || exit 1
 cd "$root" && python3 "$here/consumers.py" --compare "$out/pandas-latest.jsonl" "$out/pandas-2.2.3.jsonl"

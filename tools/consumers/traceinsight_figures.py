@@ -13,7 +13,7 @@ that traceinsight keeps torch's nanoseconds, it runs
 and writes them, with the versions and the command, to one JSON file.
 
   python3 -m venv /tmp/ti && /tmp/ti/bin/pip install traceinsight==0.6.1
-  /tmp/ti/bin/python tools/consumers/traceinsight_figures.py --out common/trace/tests/data/traceinsight_figures.json
+  /tmp/ti/bin/python tools/consumers/traceinsight_figures.py --out common/trace/tests/data/traceinsight/figures.json
 
 tools/consumers/check_consumers.sh runs it with traceinsight 0.6.1 pinned and compares (--compare NOW COMMITTED) its
 figures of today with the committed file.

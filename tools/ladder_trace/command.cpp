@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "trace/analyses/steps.h"
 #include "trace/model/json_read.h"
+#include "trace/renderers/table_records.h"
 #include "trace/text/text.h"
 
 namespace ladder::cli {
@@ -32,6 +33,13 @@ void check_trace(const Trace& t, const std::string& file) {
   if (!t.load_note.empty()) fmt::print(stderr, "note: {}\n", t.load_note);
   if (t.events.empty())
     throw TraceError("trace " + file + " has no events (no \"ph\": \"X\" event with an integer pid)");
+  // A Chrome trace from another tool: complete events, none of the categories torch.profiler writes.
+  for (const Event& e : t.events) {
+    if (e.cat != Cat::Other) return;
+  }
+  throw TraceError(fmt::format("trace {} holds no PyTorch profiler event: none of its {} events is a cpu_op, "
+                               "user_annotation, cuda_runtime, kernel, gpu_memcpy or other category torch writes",
+                               file, t.events.size()));
 }
 
 Trace load(const std::string& file, uint64_t max_json) {
@@ -65,6 +73,19 @@ void print_each_rank(const std::string& file, const std::string& step, OutputFor
     }
   }
   if (!records.empty()) fmt::print("{}", join_ranks(records, format));
+}
+
+void print_rank_tables(const std::string& file, const std::string& step, OutputFormat format, uint64_t max_json,
+                       const RankTable& table) {
+  const std::vector<RankTrace> ranks = load_ranks_or_file(file, max_json);
+  std::vector<std::pair<int, Table>> tables;
+  for (const RankTrace& r : ranks) {
+    check_trace(r.trace, r.path);
+    const TraceIndex index(r.trace);
+    tables.emplace_back(r.rank, table(r, index, find_step(index, step, r.path)));
+  }
+  if (tables.empty()) return;
+  fmt::print("{}", table_records(is_folder(file) ? join_rank_tables(tables) : tables.front().second, format));
 }
 
 }  // namespace ladder::cli

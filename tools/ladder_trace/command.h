@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/analyses/table.h"
 #include "trace/model/index.h"
 #include "trace/model/input.h"
 #include "trace/model/ranks.h"
@@ -63,5 +64,10 @@ void print_rank_heading(const RankTrace& r, bool first);
 using RankView = std::function<std::string(const RankTrace& rank, const TraceIndex& index, int step)>;
 void print_each_rank(const std::string& file, const std::string& step, OutputFormat format, uint64_t max_json,
                      const RankView& view);
+// The same for a view whose analysis returns a Table, as CSV or JSON records at full precision: a folder's tables
+// joined into one with a "rank" column last (as the Python frames have it), a single trace's as it is.
+using RankTable = std::function<Table(const RankTrace& rank, const TraceIndex& index, int step)>;
+void print_rank_tables(const std::string& file, const std::string& step, OutputFormat format, uint64_t max_json,
+                       const RankTable& table);
 
 }  // namespace ladder::cli

@@ -1,4 +1,7 @@
 // ladder-trace kernels FILE|FOLDER|-: every kernel, copy and set: time, % of GPU time, GB/s and TFLOP/s vs a peak.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <memory>
 
 #include "command.h"
@@ -17,17 +20,27 @@ struct KernelsArgs {
   bool csv = false, json = false;
 };
 
+// The peak a rank's kernels are rated against: the one given, else its GPU's datasheet.
+Peak peak_for(const KernelsArgs& a, const RankTrace& r) {
+  if (a.peak_tflops > 0 || a.peak_gbps > 0) return Peak{a.peak_tflops, a.peak_gbps, "given", "--peak-tflops, --peak-gbps"};
+  Peak peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
+  if (peak.tflops > 0) peak.gpu += " (" + printable(r.trace.devices.front().name) + ", datasheet)";
+  return peak;
+}
+
 void run_kernels(KernelsArgs& a, uint64_t max_json) {
   a.view.format = format_of(a.csv, a.json);
-  a.view.width = width_or_terminal(a.width);
+  if (a.view.format != OutputFormat::Text) {
+    print_rank_tables(a.file, a.step, a.view.format, max_json, [&](const RankTrace& r, const TraceIndex& index, int k) {
+      return kernel_frame(kernel_table(index, k, a.view.all), peak_for(a, r));
+    });
+    return;
+  }
+  // Into a pipe or a file, with no --width and no $COLUMNS: names whole (two GEMMs of one library differ at the end).
+  a.view.width = a.width ? a.width : !isatty(STDOUT_FILENO) && !std::getenv("COLUMNS") ? 0 : terminal_width();
   print_each_rank(a.file, a.step, a.view.format, max_json, [&](const RankTrace& r, const TraceIndex& index, int k) {
     a.view.step = k;
-    a.view.peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
-    if (a.peak_tflops > 0 || a.peak_gbps > 0) {
-      a.view.peak = Peak{a.peak_tflops, a.peak_gbps, "given", "--peak-tflops, --peak-gbps"};
-    } else if (a.view.peak.tflops > 0) {
-      a.view.peak.gpu += " (" + printable(r.trace.devices.front().name) + ", datasheet)";
-    }
+    a.view.peak = peak_for(a, r);
     return kernels_view(index, a.view);
   });
 }

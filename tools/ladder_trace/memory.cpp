@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "base/error.h"
 #include "command.h"
 #include "trace/analyses/steps.h"
 #include "trace/model/index.h"
@@ -18,6 +19,10 @@ struct MemoryArgs {
 };
 
 void run_memory(const MemoryArgs& a, uint64_t max_json) {
+  if (is_folder(a.file)) {
+    throw UsageError("memory reads one trace, and " + a.file +
+                     " is a folder: give one rank's trace file from it (memory has no view of a folder of ranks)");
+  }
   const Trace t = load(a.file, max_json);
   const TraceIndex index(t);
   fmt::print("{}", memory_view(index, find_step(index, a.step, a.file), format_of(a.csv, a.json),

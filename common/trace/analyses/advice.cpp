@@ -79,9 +79,10 @@ void step_rows(const TraceIndex& index, int k, const std::vector<ActWork>& work,
     const Event& e = index.event(i);
     KRow r;
     r.name = e.name;
-    if (const int op = index.op_of(i); op >= 0) r.op = index.event(op).name;
+    const int op = index.op_of(i);
+    if (op >= 0) r.op = index.event(op).name;
     r.copy = e.cat != Cat::Kernel;
-    r.tensor_cores = !r.copy && uses_tensor_cores(e.name);
+    r.tensor_cores = !r.copy && kernel_uses_tensor_cores(e.name, op >= 0 ? &index.event(op) : nullptr);
     r.calls = 1;
     r.total_ns = e.dur_ns;
     const ActWork& w = work[static_cast<size_t>(i)];

@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "trace/analyses/memory.h"
+#include "trace/analyses/torch_flops.h"
 
 namespace ladder {
 
@@ -91,12 +92,19 @@ OpTimes op_times(const TraceIndex& index) {
         if (h >= 0) self_cuda[h] += e.dur_ns;
       }
     } else if (is_tree_event(e)) {
-      self_cpu[i] = e.dur_ns;
-      for (int c : index.children(static_cast<int>(i))) self_cpu[i] -= ev[c].dur_ns;
+      self_cpu[i] += e.dur_ns;
       // c10d's collectives ("gloo:all_reduce", "nccl:all_reduce") are record functions that the thread completing
-      // the work ends: Kineto marks them async, which the file does not say, and torch gives async events no self
-      // CPU time (FunctionEvent.self_cpu_time_total). Their CPU total stays.
-      if (is_collective(e)) self_cpu[i] = 0;
+      // the work ends: Kineto marks them async, which the file does not say. torch leaves async events out of its
+      // tree (EventList._populate_cpu_children): one is nobody's child, so its parent (record_param_comms) keeps its
+      // time as self CPU, and has no children of its own, so what nests in it is its parent's child instead. And it
+      // gives an async event no self CPU time (FunctionEvent.self_cpu_time_total). Its CPU total stays.
+      if (is_collective(e)) {
+        self_cpu[i] = 0;
+        continue;
+      }
+      int p = index.parent(static_cast<int>(i));
+      while (p >= 0 && is_collective(ev[p])) p = index.parent(p);
+      if (p >= 0) self_cpu[p] -= e.dur_ns;
     }
   }
   // An overhead event carries, in torch's memory though not in the file, the correlation of the op it interrupted:
@@ -224,6 +232,7 @@ struct RowBuilder {
       rows.back().row.name = std::string(key);
       rows.back().row.input_shapes = std::move(shapes);
       rows.back().row.device = kind == 1;
+      rows.back().row.gpu_lane = kind != 0;
       rows.back().first = first;
     }
     return rows[at];
@@ -232,6 +241,9 @@ struct RowBuilder {
   void add_events(const TraceIndex& index, bool by_shape, const OpTimes& t, const MemoryTaken& m,
                   const std::vector<char>& folded) {
     const std::vector<Event>& ev = index.trace().events;
+    const auto& meta = index.trace().metadata;
+    const auto wf = meta.find("with_flops");  // "with_flops": 1 at the top level of a with_flops=True trace
+    const bool with_flops = wf != meta.end() && wf->second != "0" && wf->second != "false";
     for (int i = 0; i < static_cast<int>(ev.size()); ++i) {
       const Event& e = ev[i];
       if (!is_gpu_cat(e.cat) && (!is_tree_event(e) || folded[i])) continue;  // Python frames: not in key_averages()
@@ -253,7 +265,13 @@ struct RowBuilder {
         r.self_cpu_ns += t.self_cpu[i];
         r.cpu_total_ns += e.dur_ns;
         total_self_cpu += t.self_cpu[i];
-        if (e.flops > 0) r.flops += static_cast<double>(e.flops);
+        // torch's FLOPs of the op: the "flops" the trace holds for it, else, in a trace recorded with_flops=True
+        // (which holds none), what torch computed from its inputs at profile time (torch_flops.h).
+        if (e.flops > 0) {
+          r.flops += static_cast<double>(e.flops);
+        } else if (with_flops && e.cat == Cat::CpuOp) {
+          r.flops += torch_flops(e);
+        }
         r.cpu_memory = add_bytes(r.cpu_memory, m.cpu[i]);
         r.self_cpu_memory = add_bytes(r.self_cpu_memory, m.self_cpu[i]);
         r.cuda_memory = add_bytes(r.cuda_memory, m.gpu[i]);
@@ -353,6 +371,41 @@ KeyAverages key_averages(const TraceIndex& index, const KeyAveragesOptions& opt)
                    out.rows.end());
   }
   if (opt.row_limit >= 0 && static_cast<int>(out.rows.size()) > opt.row_limit) out.rows.resize(opt.row_limit);
+  return out;
+}
+
+Table key_averages_frame(const KeyAverages& t, bool by_shape) {
+  Table out;
+  out.name = "summary";
+  constexpr auto F = TableColumn::Float, I = TableColumn::Int, S = TableColumn::Text;
+  const size_t name = out.add("Name", S);
+  const size_t shapes = by_shape ? out.add("Input Shapes", S) : 0;
+  std::vector<size_t> c;
+  for (const char* h : {"Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "Self CUDA",
+                        "Self CUDA %", "CUDA total", "CUDA time avg"})
+    c.push_back(out.add(h, F));
+  std::vector<size_t> mem;
+  for (const char* h : {"CPU Mem", "Self CPU Mem", "CUDA Mem", "Self CUDA Mem", "# of Calls"}) mem.push_back(out.add(h, I));
+  const size_t flops = out.add("Total FLOPs", F), device = out.add("device", S);
+  const double nan = std::nan("");
+  auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
+  auto share = [&](int64_t part, int64_t total) {
+    return total == 0 ? nan : 100.0 * static_cast<double>(part) / static_cast<double>(total);
+  };
+  for (const KeyAveragesRow& r : t.rows) {
+    out.columns[name].texts.push_back(r.name);
+    if (by_shape) out.columns[shapes].texts.push_back(r.input_shapes);
+    const double calls = r.calls ? static_cast<double>(r.calls) : nan;
+    const double v[] = {share(r.self_cpu_ns, t.self_cpu_total_ns), us(r.self_cpu_ns),
+                        r.async ? 0.0 : share(r.cpu_total_ns, t.self_cpu_total_ns), us(r.cpu_total_ns),
+                        us(r.cpu_total_ns) / calls, us(r.self_cuda_ns), share(r.self_cuda_ns, t.self_cuda_total_ns),
+                        us(r.cuda_total_ns), us(r.cuda_total_ns) / calls};
+    for (size_t k = 0; k < c.size(); ++k) out.columns[c[k]].floats.push_back(v[k]);
+    const int64_t m[] = {r.cpu_memory, r.self_cpu_memory, r.cuda_memory, r.self_cuda_memory, r.calls};
+    for (size_t k = 0; k < mem.size(); ++k) out.columns[mem[k]].ints.push_back(m[k]);
+    out.columns[flops].floats.push_back(r.flops > 0 ? r.flops : nan);
+    out.columns[device].texts.push_back(r.gpu_lane ? "CUDA" : "CPU");
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/analyses/table.h"
 #include "trace/model/index.h"
 
 namespace ladder {
@@ -31,6 +32,7 @@ struct KeyAveragesRow {
   double flops = 0;     // the "flops" with_flops=True recorded on its ops, summed (torch's FunctionEventAvg.flops)
   bool async = false;   // a c10d collective: torch prints "0" for its CPU total %
   bool device = false;  // kernel/memcpy/memset: counts toward "Self CUDA time total"
+  bool gpu_lane = false;  // from the GPU lanes (a kernel, or a range's span there), not a CPU range of the same name
 };
 struct KeyAverages {
   std::vector<KeyAveragesRow> rows;  // sorted by the options' key, filtered, at most row_limit
@@ -44,4 +46,12 @@ struct KeyAverages {
 // The rows torch's key_averages() builds, sorted and cut as `options` say. Throws UsageError for an unknown sort key
 // or a filter that is not a regex.
 KeyAverages key_averages(const TraceIndex& index, const KeyAveragesOptions& options);
+
+// The rows as a typed table with torch's table's column names, every column torch can print, at full precision:
+// "Name", "Input Shapes" (grouped by them only), "Self CPU %", "Self CPU", "CPU total %", "CPU total",
+// "CPU time avg", "Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg" (times in microseconds, shares in
+// percent: NaN where the total is 0, as torch's "NaN"), "CPU Mem", "Self CPU Mem", "CUDA Mem", "Self CUDA Mem" (bytes;
+// 0 without profile_memory), "# of Calls", "Total FLOPs" (unscaled; NaN where torch prints "--"), and ours last:
+// "device", "CPU" or "CUDA" (a range torch lists twice, its CPU range and its span on the GPU lane, told apart).
+Table key_averages_frame(const KeyAverages& table, bool group_by_input_shape);
 }  // namespace ladder

@@ -49,7 +49,7 @@ struct RawEvent {
   Num grid[3], block[3];
   bool has_dims = false, has_strides = false;
   std::vector<std::vector<Num>> dims, strides;
-  std::vector<std::string> types;
+  std::vector<std::string> types, concrete;
 };
 
 // The args keys read as numbers, and where each goes (grid, block and the "Input ..." lists are read on their own).
@@ -93,7 +93,7 @@ bool known_phase(std::string_view ph) {
 // A Kineto trace, read token by token into a Trace.
 class Reader : json::Tokenizer {
  public:
-  Reader(json::Source& in, const std::string& name) : Tokenizer(in, name) {}
+  Reader(json::Source& in, const std::string& name, bool gzip = false) : Tokenizer(in, name), gzip_(gzip) {}
 
   void reserve(size_t events) { trace_.events.reserve(events); }
 
@@ -103,8 +103,11 @@ class Reader : json::Tokenizer {
       read_events();
     } else if (in_.peek() == '{') {
       read_top_object();
+    } else if (in_.peek() < 0) {
+      fail_syntax(gzip_ ? "the gzip holds no text (an empty trace)" : "the file is empty");
     } else {
-      fail_syntax("expected '{' or '[' (the file is neither a JSON trace nor gzip)");
+      fail_syntax(gzip_ ? "expected '{' or '[': what the gzip holds is not a JSON trace"
+                        : "expected '{' or '[' (the file is neither a JSON trace nor gzip)");
     }
     ws();
     if (in_.peek() >= 0) fail_syntax("unexpected text after the end");
@@ -206,6 +209,7 @@ class Reader : json::Tokenizer {
     }
     for (const ArgSlot& s : kArgSlots) (r.*s.num).kind = Num::None;
     r.types.clear();
+    r.concrete.clear();
     object([&](std::string_view key) {
       if (key == "ph") {
         r.has_ph = string_value(r.ph);
@@ -263,6 +267,12 @@ class Reader : json::Tokenizer {
       array([&](size_t) {
         r.types.emplace_back();
         if (!string_value(r.types.back())) r.types.back().clear();
+      });
+    } else if (key == "Concrete Inputs") {  // what torch's FLOP count of conv2d reads (stride, padding, ...)
+      r.concrete.clear();
+      array([&](size_t) {
+        r.concrete.emplace_back();
+        if (!string_value(r.concrete.back())) r.concrete.back().clear();
       });
     } else if (key == "name") {
       if (!string_value(r.args_name)) r.args_name.clear();
@@ -427,7 +437,7 @@ class Reader : json::Tokenizer {
   std::shared_ptr<const OpInputs> op_inputs() {
     const RawEvent& r = raw_;
     const bool dims = r.has_dims && !r.dims.empty(), strides = r.has_strides && !r.strides.empty();
-    if (!dims && !strides && r.types.empty()) return nullptr;
+    if (!dims && !strides && r.types.empty() && r.concrete.empty()) return nullptr;
     std::string& key = inputs_key_;
     key.clear();
     for (const auto* lists : {dims ? &r.dims : nullptr, strides ? &r.strides : nullptr}) {
@@ -440,12 +450,15 @@ class Reader : json::Tokenizer {
       key.push_back('|');
     }
     for (const std::string& type : r.types) key.append(std::to_string(type.size())).append(":").append(type);
+    key.push_back('|');
+    for (const std::string& c : r.concrete) key.append(std::to_string(c.size())).append(":").append(c);
     auto seen = inputs_seen_.find(key);
     if (seen != inputs_seen_.end()) return seen->second;
     auto in = std::make_shared<OpInputs>();
     if (dims) in->dims = int_lists(r.dims, "Input Dims", true);  // checked once per distinct list: same text, same ints
     if (strides) in->strides = int_lists(r.strides, "Input Strides", false);
     in->types = r.types;
+    in->concrete = r.concrete;
     return inputs_seen_.emplace(key, std::move(in)).first->second;
   }
   double to_double(const Num& n, const char* field) {
@@ -524,6 +537,7 @@ class Reader : json::Tokenizer {
   std::map<int64_t, std::string> process_names_;
   std::map<std::pair<int64_t, int64_t>, std::string> thread_names_;  // (pid, tid) -> name
   std::optional<int64_t> meta_ts_;  // the first metadata event's ts: the capture window's start
+  bool gzip_ = false;               // the text came out of a gzip (the messages say so)
   std::unordered_map<std::string, std::shared_ptr<const OpInputs>> inputs_seen_;  // op_inputs(): key -> the one copy
   std::string inputs_key_;                                                         // op_inputs()'s key, reused
   std::unordered_map<std::string, size_t> process_group_index_;  // name -> index in trace_.process_groups
@@ -538,7 +552,7 @@ Trace parse_trace(std::string_view text, const std::string& name) {
 
 Trace load_trace(const std::string& path, uint64_t max_json_bytes) {
   TraceInput input(path, max_json_bytes);
-  Reader reader(input.source(), path);
+  Reader reader(input.source(), path, input.gzip());
   // An Event is ~250 bytes, a Kineto X event 300-500 bytes of JSON. Reserving one event per 128 bytes of text costs
   // address space only (pages never written are never resident) and spares the copy that doubling a vector of a
   // 1 GB trace's events would make (1.5x its memory at the peak). Past that estimate the vector grows as usual.

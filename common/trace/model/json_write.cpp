@@ -222,16 +222,18 @@ void put_args(Out& out, const Event& e, const std::string& overlap, int64_t rang
       break;
     case Cat::CpuOp: {
       if (e.external_id >= 0) add("External id", std::to_string(e.external_id));
-      if (!e.input_types().empty()) {
+      auto strings = [](const std::vector<std::string>& v) {
         Out f;
         f.push_back('[');
-        for (size_t i = 0; i < e.input_types().size(); ++i) {
+        for (size_t i = 0; i < v.size(); ++i) {
           if (i) f.append(std::string_view(", "));
-          put_escaped(f, e.input_types()[i]);
+          put_escaped(f, v[i]);
         }
         f.push_back(']');
-        add("Input type", fmt::to_string(f));
-      }
+        return fmt::to_string(f);
+      };
+      if (!e.input_concrete().empty()) add("Concrete Inputs", strings(e.input_concrete()));
+      if (!e.input_types().empty()) add("Input type", strings(e.input_types()));
       auto list_of_lists = [](const std::vector<std::vector<int64_t>>& v) {
         Out f;
         f.push_back('[');

@@ -55,9 +55,10 @@ const OpInputs kNoInputs;
 const std::vector<std::vector<int64_t>>& Event::input_dims() const { return (inputs ? *inputs : kNoInputs).dims; }
 const std::vector<std::string>& Event::input_types() const { return (inputs ? *inputs : kNoInputs).types; }
 const std::vector<std::vector<int64_t>>& Event::input_strides() const { return (inputs ? *inputs : kNoInputs).strides; }
+const std::vector<std::string>& Event::input_concrete() const { return (inputs ? *inputs : kNoInputs).concrete; }
 void Event::set_inputs(std::vector<std::vector<int64_t>> dims, std::vector<std::string> types,
                        std::vector<std::vector<int64_t>> strides) {
-  inputs = std::make_shared<const OpInputs>(OpInputs{std::move(dims), std::move(types), std::move(strides)});
+  inputs = std::make_shared<const OpInputs>(OpInputs{std::move(dims), std::move(types), std::move(strides), {}});
 }
 
 bool is_launch_call(const Event& e) {

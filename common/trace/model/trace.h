@@ -49,11 +49,13 @@ struct GpuArgs {
   int est_occupancy_pct = 0;  // "est. achieved occupancy %"
 };
 
-// What torch's record_shapes writes for a cpu_op, one entry per input: "Input Dims", "Input type", "Input Strides".
+// What torch's record_shapes writes for a cpu_op, one entry per input: "Input Dims", "Input type", "Input Strides",
+// and "Concrete Inputs" (a scalar's or an int list's value as torch prints it, "[1, 1]"; "" for a tensor).
 struct OpInputs {
   std::vector<std::vector<int64_t>> dims;
   std::vector<std::string> types;
   std::vector<std::vector<int64_t>> strides;
+  std::vector<std::string> concrete;
 };
 
 struct Event {
@@ -88,6 +90,7 @@ struct Event {
   const std::vector<std::vector<int64_t>>& input_dims() const;
   const std::vector<std::string>& input_types() const;
   const std::vector<std::vector<int64_t>>& input_strides() const;
+  const std::vector<std::string>& input_concrete() const;
   void set_inputs(std::vector<std::vector<int64_t>> dims, std::vector<std::string> types,
                   std::vector<std::vector<int64_t>> strides = {});
 

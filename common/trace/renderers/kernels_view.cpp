@@ -4,91 +4,31 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "trace/renderers/table_records.h"
 #include "trace/text/text.h"
 
 namespace ladder {
 
 namespace {
 
-// The footnotes: why a row has no GB/s or TFLOP/s (KernelWhy, in its order).
-const char* const kWhyText[kWhyCount] = {
-    "no op launched it (no \"External id\" or correlation ties it to a cpu_op)",
-    "its op has no \"Input Dims\" (recorded without record_shapes=True)",
-    "no formula for its op and shapes (trace/analyses/work.h knows mm, addmm, matmul, linear, add, mul, gelu)",
-    "its op launched more than one kernel: the op's work does not say how it splits between them",
-    "a copy or set whose \"bytes\" the trace does not hold",
-    "a copy or set: its own bytes per second; no % (a host copy is bound by the link, not the GPU's memory)",
-    "an elementwise op: bytes, no FLOPs",
-    "TFLOP/s from the \"flops\" torch recorded for its op (with_flops=True), where its Input Dims give none",
-};
-
 using Row = KernelRow;
 
-std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
+std::string fixed(double v, int digits) { return std::isnan(v) ? "" : fmt::format("{:.{}f}", v, digits); }
 
 // The figures of a row, as text ("" = not derivable).
 struct Cells {
   std::string gbps, gbps_pct, tflops, tflops_pct;
 };
 
-// The TFLOP/s a row is rated against: tensor-core kernels against the tensor-core peak, the others against the CUDA
-// cores' FP32 peak where the peak has one apart.
-double tflops_peak(const Peak& peak, const Row& r) {
-  return !r.tensor_cores && peak.fp32_tflops > 0 ? peak.fp32_tflops : peak.tflops;
-}
-
-Cells cells(const Peak& peak, const Row& r) {
+Cells cells(const KernelRates& k) {
   Cells c;
-  if (r.rated == 0 && r.rec_calls > 0) {  // the recorded FLOPs alone: a TFLOP/s, no GB/s
-    const double tflops = r.rec_flops / (static_cast<double>(r.rec_ns) * 1e-9) / 1e12;
-    c.tflops = fixed(tflops, 2);
-    if (tflops_peak(peak, r) > 0) c.tflops_pct = fixed(100 * tflops / tflops_peak(peak, r), 1);
-    return c;
-  }
-  if (r.rated == 0) return c;
-  const double s = static_cast<double>(r.rated_ns) * 1e-9;
-  const double gbps = r.bytes / s / 1e9, tflops = r.flops / s / 1e12;
-  c.gbps = gbps >= 10 || gbps == 0 ? fixed(gbps, 0) : fmt::format("{:.2g}", gbps);
-  if (peak.gbps > 0 && !r.copy) c.gbps_pct = fixed(100 * gbps / peak.gbps, 1);
-  if (r.flops_known) {
-    c.tflops = fixed(tflops, 2);
-    if (tflops_peak(peak, r) > 0) c.tflops_pct = fixed(100 * tflops / tflops_peak(peak, r), 1);
-  }
+  if (!std::isnan(k.gbps)) c.gbps = k.gbps >= 10 || k.gbps == 0 ? fixed(k.gbps, 0) : fmt::format("{:.2g}", k.gbps);
+  c.gbps_pct = fixed(k.gbps_pct, 1);
+  c.tflops = fixed(k.tflops, 2);
+  c.tflops_pct = fixed(k.tflops_pct, 1);
   return c;
-}
-
-// The footnote a row's "-" points to: the first reason one of its calls had none, or why a column is empty.
-int note_of(const Row& r) {
-  if (r.rated == 0) return r.why;
-  if (r.copy) return static_cast<int>(kWhyCopy);
-  if (!r.flops_known) return static_cast<int>(kWhyNoFlops);
-  return r.rated < r.calls ? r.why : static_cast<int>(kWhyNone);
-}
-
-OutputTable kernel_records(const KernelTable& table, const Peak& peak) {
-  OutputTable rec;
-  rec.columns = {"name", "op", "category", "calls", "total_us", "mean_us", "gpu_pct", "bytes", "flops", "gbps",
-                 "gbps_pct", "tflops", "tflops_pct", "tensor_cores", "rated_calls", "note"};
-  rec.numeric = {false, false, false, true, true, true, true, true, true, true, true, true, true, false, true, false};
-  const int64_t gpu_ns = table.gpu_ns;
-  for (const Row& r : table.rows) {
-    const Cells c = cells(peak, r);
-    const int note = note_of(r);
-    std::string note_text = note == kWhyNone ? (r.recorded ? kWhyText[kWhyRecorded] : "") : kWhyText[note];
-    if (note != kWhyNone && (r.recorded || (r.rated == 0 && r.rec_calls)))
-      note_text += std::string("; ") + kWhyText[kWhyRecorded];
-    rec.rows.push_back({r.name, r.op, r.cat, std::to_string(r.calls), fmt::format("{:.3f}", r.total_ns / 1e3),
-                        fmt::format("{:.3f}", r.total_ns / 1e3 / r.calls),
-                        gpu_ns > 0 ? fmt::format("{:.2f}", 100.0 * r.total_ns / gpu_ns) : "",
-                        r.rated ? fmt::format("{:.0f}", r.bytes) : "",
-                        r.rated && r.flops_known ? fmt::format("{:.0f}", r.flops)
-                        : r.rec_calls            ? fmt::format("{:.0f}", r.rec_flops)
-                                                 : "",
-                        c.gbps, c.gbps_pct, c.tflops, c.tflops_pct, r.copy ? "" : r.tensor_cores ? "yes" : "no",
-                        std::to_string(r.rated), note_text});
-  }
-  return rec;
 }
 
 // Footnote marks: [1], [2], ... in the order the reasons are first needed.
@@ -136,11 +76,16 @@ std::string kernels_head(const KernelViewOptions& opt, size_t name_w) {
 
 std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt) {
   const int numbers = opt.compact ? 10 + 10 + 9 + 10 + 9 : 7 + 11 + 10 + 7 + 10 + 9 + 10 + 9 + 4;
-  const size_t name_w = static_cast<size_t>(std::max(30, opt.width - 2 - numbers));
-  auto label = [&](const Row& r) {
+  size_t name_w = static_cast<size_t>(std::max(30, opt.width - 2 - numbers));
+  auto label = [&](const Row& r, size_t w) {
     const std::string op = r.op.empty() ? (r.copy ? "" : " (?)") : " (" + printable(r.op) + ")";
-    return shortened(kernel_display_name(printable(r.name)), name_w > op.size() + 8 ? name_w - op.size() : 8) + op;
+    const std::string name = kernel_display_name(printable(r.name));
+    return w == 0 ? name + op : shortened(name, w > op.size() + 8 ? w - op.size() : 8) + op;
   };
+  if (opt.width <= 0) {  // names whole: the column as wide as the longest
+    name_w = 30;
+    for (const Row& r : table.rows) name_w = std::max(name_w, display_width(label(r, 0)));
+  }
   auto dash = [](const std::string& s, const std::string& m) { return s.empty() ? "-" + m : s; };
   const std::string gb_h = opt.peak.gbps > 0 ? opt.gbps_peak_label : "";
   const std::string tf_h = opt.peak.tflops > 0 ? opt.tflops_peak_label : "";
@@ -149,7 +94,8 @@ std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt)
   bool partial = false;
   std::string out = kernels_head(opt, name_w);
   for (const Row& r : table.rows) {
-    const Cells c = cells(opt.peak, r);
+    const KernelRates k = kernel_rates(r, opt.peak);
+    const Cells c = cells(k);
     // A partly rated row: the figure is over the calls whose work is known ("*"), the mark says why not all.
     const std::string part = r.rated > 0 && r.rated < r.calls ? "*" + notes.mark(r.why) : "";
     partial = partial || !part.empty() || (r.rated == 0 && r.rec_calls > 0 && r.rec_calls < r.calls);
@@ -160,16 +106,20 @@ std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt)
         : r.copy                    ? "-" + notes.mark(kWhyCopy)
         : !r.flops_known            ? "-" + notes.mark(kWhyNoFlops)
                                     : c.tflops + part + (r.recorded ? notes.mark(kWhyRecorded) : "");
-    const std::string gpct = gb_h.empty() && !opt.compact ? "" : dash(c.gbps_pct, "");
-    const std::string tpct = tf_h.empty() && !opt.compact ? "" : dash(c.tflops_pct, "");
+    // A % of another peak than the row's own, or none because the rate is above every peak: a mark says which.
+    const std::string gpct = gb_h.empty() && !opt.compact ? "" : dash(c.gbps_pct, notes.mark(k.gbps_note));
+    const std::string tpct = tf_h.empty() && !opt.compact ? "" : c.tflops_pct.empty()
+                                                                     ? "-" + notes.mark(k.tflops_note)
+                                                                     : c.tflops_pct + notes.mark(k.tflops_note);
     if (opt.compact) {
-      out += fmt::format("  {:<{}} {:>7.1f}us {:>9} {:>8} {:>9} {:>8}\n", label(r), name_w, r.total_ns / 1e3, gbps,
-                         gpct + (c.gbps_pct.empty() ? "" : "%"), tflops, tpct + (c.tflops_pct.empty() ? "" : "%"));
+      out += fmt::format("  {:<{}} {:>7.1f}us {:>9} {:>8} {:>9} {:>8}\n", label(r, name_w), name_w, r.total_ns / 1e3,
+                         gbps, gpct + (c.gbps_pct.empty() ? "" : "%"), tflops,
+                         tpct + (c.tflops_pct.empty() ? "" : "%"));
     } else {
-      out += fmt::format("  {:<{}} {:>6} {:>10.1f} {:>9.2f} {:>5.1f}% {:>9} {:>8} {:>9} {:>8} {:>3}\n", label(r),
-                         name_w, r.calls, r.total_ns / 1e3, r.total_ns / 1e3 / r.calls,
-                         gpu_ns > 0 ? 100.0 * r.total_ns / gpu_ns : 0.0, gbps, gpct, tflops, tpct,
-                         r.copy ? "" : r.tensor_cores ? "yes" : "no");
+      out += fmt::format("  {:<{}} {:>6} {:>10.1f} {:>9.2f} {:>5.1f}% {:>9} {:>8} {:>9} {:>8} {:>3}\n",
+                         label(r, opt.width <= 0 ? 0 : name_w), name_w, r.calls, r.total_ns / 1e3,
+                         r.total_ns / 1e3 / r.calls, gpu_ns > 0 ? 100.0 * r.total_ns / gpu_ns : 0.0, gbps, gpct,
+                         tflops, tpct, r.copy ? "" : r.tensor_cores ? "yes" : "no");
     }
   }
   if (!opt.compact) {
@@ -177,7 +127,7 @@ std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt)
                        table.rows.empty() ? " (the trace holds no kernel, copy or set)" : "");
   }
   if (partial) out += "  * over the calls whose work is known; the mark beside it says why the others' is not\n";
-  for (size_t k = 0; k < notes.used.size(); ++k) out += fmt::format("  [{}] {}\n", k + 1, kWhyText[notes.used[k]]);
+  for (size_t k = 0; k < notes.used.size(); ++k) out += fmt::format("  [{}] {}\n", k + 1, kernel_why_text(notes.used[k]));
   return out;
 }
 
@@ -186,8 +136,7 @@ std::string kernels_text(const KernelTable& table, const KernelViewOptions& opt)
 std::string kernels_view(const TraceIndex& index, const KernelViewOptions& opt) {
   const KernelTable table = kernel_table(index, opt.step, opt.all);
   if (opt.format == OutputFormat::Text) return kernels_text(table, opt);
-  const OutputTable rec = kernel_records(table, opt.peak);
-  return opt.format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
+  return table_records(kernel_frame(table, opt.peak), opt.format);
 }
 
 }  // namespace ladder

@@ -17,17 +17,18 @@ namespace ladder {
 struct KernelViewOptions {
   int step = -1;       // the index in index.steps() of the one step to show; -1: the whole trace
   bool all = false;    // one row per activity in time order, instead of one per name
-  // tflops/gbps 0: no % column for that figure. A kernel that uses no tensor cores (uses_tensor_cores) is rated
-  // against peak.fp32_tflops where it is set (the datasheet peaks), any other against peak.tflops.
+  // tflops/gbps 0: no % column for that figure. Which peak a row is rated against, and why no % is ever above 100:
+  // kernel_rates (kernel_table.h).
   Peak peak;
   // The chapters' layout: kernel (op), time, GB/s, % of the copy ceiling, TFLOP/s, % of the GEMM ceiling.
   bool compact = false;
   std::string gbps_peak_label = "% peak", tflops_peak_label = "% peak";
-  int width = 100;     // characters across (the name column takes what the numbers leave)
+  int width = 100;     // characters across (the name column takes what the numbers leave); 0: every name whole
   OutputFormat format = OutputFormat::Text;
 };
 
-// The table, footnotes included (why a cell is "-"); CSV/JSON: one record per row, with the reason in "note".
+// The table, footnotes included (why a cell is "-", why a % is of another peak); CSV/JSON: kernel_frame's records
+// (kernel_table.h), the reasons in "note".
 std::string kernels_view(const TraceIndex& index, const KernelViewOptions& options);
 
 }  // namespace ladder

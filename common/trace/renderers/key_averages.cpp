@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trace/renderers/key_averages.h"
+#include "trace/renderers/table_records.h"
 #include "trace/text/text.h"
 
 namespace ladder {
@@ -61,33 +62,6 @@ std::string format_memory(int64_t b) {
 }
 
 }  // namespace
-
-OutputTable key_averages_records(const KeyAverages& t, bool by_shape) {
-  // Numbers for a program: times in microseconds as torch sums them, memory in bytes; no rounding, no units.
-  OutputTable rec;
-  rec.columns = {"name"};
-  if (by_shape) rec.columns.push_back("input_shapes");
-  for (const char* c : {"calls", "self_cpu_us", "cpu_total_us", "self_cuda_us", "cuda_total_us", "cpu_memory_bytes",
-                        "self_cpu_memory_bytes", "cuda_memory_bytes", "self_cuda_memory_bytes"})
-    rec.columns.push_back(c);
-  if (!t.flops_header.empty()) rec.columns.push_back("flops");
-  rec.numeric.assign(rec.columns.size(), true);
-  rec.numeric[0] = false;
-  if (by_shape) rec.numeric[1] = false;
-  auto us = [](int64_t ns) { return fmt::format("{}.{:03d}", ns / 1000, static_cast<int>(std::abs(ns % 1000))); };
-  for (const KeyAveragesRow& r : t.rows) {
-    std::vector<std::string> cells = {r.name};
-    if (by_shape) cells.push_back(r.input_shapes);
-    for (const std::string& v :
-         {std::to_string(r.calls), us(r.self_cpu_ns), us(r.cpu_total_ns), us(r.self_cuda_ns), us(r.cuda_total_ns),
-          t.memory ? std::to_string(r.cpu_memory) : "", t.memory ? std::to_string(r.self_cpu_memory) : "",
-          t.memory ? std::to_string(r.cuda_memory) : "", t.memory ? std::to_string(r.self_cuda_memory) : ""})
-      cells.push_back(v);
-    if (!t.flops_header.empty()) cells.push_back(r.flops > 0 ? fmt::format("{:.0f}", r.flops) : "");
-    rec.rows.push_back(std::move(cells));
-  }
-  return rec;
-}
 
 std::string key_averages_text(const KeyAverages& t, const TableOptions& opt) {
   const bool by_shape = opt.group_by_input_shape;
@@ -173,8 +147,7 @@ std::string key_averages_text(const KeyAverages& t, const TableOptions& opt) {
 std::string summary_table(const TraceIndex& index, const TableOptions& opt) {
   const KeyAverages table = key_averages(index, opt);
   if (opt.format == OutputFormat::Text) return key_averages_text(table, opt);
-  const OutputTable rec = key_averages_records(table, opt.group_by_input_shape);
-  return opt.format == OutputFormat::Csv ? to_csv(rec) : to_json(rec);
+  return table_records(key_averages_frame(table, opt.group_by_input_shape), opt.format);
 }
 
 std::string summary_table(const Trace& trace, int row_limit) { return summary_table(TraceIndex(trace), row_limit); }

@@ -29,12 +29,12 @@ struct TableOptions : KeyAveragesOptions {
 // CUDA Mem / Self CUDA Mem when some self CUDA memory is positive, sit before "# of Calls" as in torch, with a
 // "[memory]" row for the allocations no CPU event was open around. With the "flops" torch's with_flops=True records on
 // its ops, torch's last column, "Total FLOPs" scaled as torch scales it (Total MFLOPs, Total GFLOPs, ...: the unit of
-// the smallest positive row), "--" for a row without; as CSV/JSON a "flops" column of plain FLOPs. Throws UsageError
-// for an unknown sort key or a filter that is not a regex.
+// the smallest positive row), "--" for a row without. As CSV/JSON: key_averages_frame's records (torch's column names,
+// times in us, memory in bytes, FLOPs unscaled). Throws UsageError for an unknown sort key or a filter that is not a
+// regex.
 std::string summary_table(const TraceIndex& index, const TableOptions& options);
 
-// The figures laid out as torch's table (options.name_width, group_by_input_shape), or as records for CSV/JSON.
+// The figures laid out as torch's table (options.name_width, group_by_input_shape).
 std::string key_averages_text(const KeyAverages& table, const TableOptions& options);
-OutputTable key_averages_records(const KeyAverages& table, bool group_by_input_shape);
 
 }  // namespace ladder

@@ -9,20 +9,12 @@
 
 #include "base/error.h"
 #include "trace/analyses/memory.h"
+#include "trace/renderers/sizes.h"
 #include "trace/text/text.h"
 
 namespace ladder {
 
 namespace {
-
-// A size as torch's tables write it (1024-based): "105.55 MB", "-2.00 MB", "512 B".
-std::string size_text(int64_t b) {
-  const double a = std::fabs(static_cast<double>(b));
-  if (a >= 1073741824.0) return fmt::format("{:.2f} GB", static_cast<double>(b) / 1073741824.0);
-  if (a >= 1048576.0) return fmt::format("{:.2f} MB", static_cast<double>(b) / 1048576.0);
-  if (a >= 1024.0) return fmt::format("{:.2f} KB", static_cast<double>(b) / 1024.0);
-  return fmt::format("{} B", b);
-}
 
 // The curve as one line of block characters: `columns` equal slices of [t0, t1], each the highest level in it (a
 // slice with no record keeps the level before it), scaled from the lowest level to the highest.

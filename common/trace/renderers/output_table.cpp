@@ -99,15 +99,15 @@ std::string join_ranks(const std::vector<std::pair<int, std::string>>& tables, O
       const std::vector<std::string> records = csv_records(csv);
       for (size_t k = 0; k < records.size(); ++k) {
         if (k == 0 && !out.empty()) continue;  // the header once
-        out += (k == 0 ? std::string("rank") : std::to_string(rank)) + "," + records[k] + "\n";
+        out += records[k] + "," + (k == 0 ? std::string("rank") : std::to_string(rank)) + "\n";
       }
     }
     return out;
   }
   for (const auto& [rank, json] : tables) {
     for (const std::string& row : json_rows(json)) {
-      const std::string rest = row == "{}" ? "}" : ", " + row.substr(1);
-      out += (out.empty() ? "[\n " : ",\n ") + fmt::format("{{\"rank\": {}{}", rank, rest);
+      const std::string head = row == "{}" ? "{" : row.substr(0, row.size() - 1) + ", ";
+      out += (out.empty() ? "[\n " : ",\n ") + fmt::format("{}\"rank\": {}}}", head, rank);
     }
   }
   return out.empty() ? "[]\n" : out + "\n]\n";

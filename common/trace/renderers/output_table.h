@@ -21,8 +21,8 @@ std::string to_json(const OutputTable& r);
 enum class OutputFormat { Text, Csv, Json };
 
 // A folder of ranks as one table for a program: each rank's table, as to_csv or to_json wrote it (`format` says
-// which), joined into one with a leading "rank" column: one CSV header, one JSON list, so that pandas or jq read every
-// rank at once. The tables must have the same columns.
+// which), joined into one with a "rank" column last (as HolisticTraceAnalysis's frames have it): one CSV header, one
+// JSON list, so that pandas or jq read every rank at once. The tables must have the same columns.
 std::string join_ranks(const std::vector<std::pair<int, std::string>>& tables, OutputFormat format);
 
 }  // namespace ladder

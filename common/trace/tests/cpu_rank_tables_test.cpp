@@ -1,5 +1,6 @@
 // A folder of ranks as CSV or JSON (ladder-trace summary/kernels/breakdown --csv/--json FOLDER): one table with a
-// leading rank column, not one table per rank with lines between them that no CSV or JSON reader takes.
+// rank column last (as HolisticTraceAnalysis's frames), not one table per rank with lines between them that no CSV or
+// JSON reader takes.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -34,12 +35,12 @@ const OutputTable kRank3 = table({{"{\"x\": [1]},\n {", "2"}});
 // What the joined table must be: the rows of every rank behind a rank column, written in one go.
 OutputTable expected() {
   OutputTable t;
-  t.columns = {"rank", "name", "us"};
-  t.numeric = {true, false, true};
+  t.columns = {"name", "us", "rank"};
+  t.numeric = {false, true, true};
   for (const auto& [rank, part] : {std::make_pair(0, kRank0), std::make_pair(3, kRank3)}) {
     for (const auto& row : part.rows) {
-      t.rows.push_back({std::to_string(rank)});
-      t.rows.back().insert(t.rows.back().end(), row.begin(), row.end());
+      t.rows.push_back(row);
+      t.rows.back().push_back(std::to_string(rank));
     }
   }
   return t;
@@ -81,6 +82,7 @@ TEST(RankTables, SummaryOfTheCommittedRanks) {
   }
   o.format = OutputFormat::Csv;
   const std::string csv = join_ranks({{0, summary_table(TraceIndex(ranks[0].trace), o)}}, OutputFormat::Csv);
-  EXPECT_EQ(csv.rfind("rank,name,calls,self_cpu_us,", 0), 0u) << csv.substr(0, 200);
+  EXPECT_EQ(csv.rfind("Name,Self CPU %,Self CPU,CPU total %,", 0), 0u) << csv.substr(0, 200);
+  EXPECT_NE(csv.find(",Total FLOPs,device,rank\n"), std::string::npos) << csv.substr(0, 200);
   EXPECT_EQ(csv.find("=="), std::string::npos);
 }

@@ -100,7 +100,7 @@ TEST(SummaryFlops, TotalFlopsColumnAsTorchPrintsIt) {
             std::string::npos);
   TableOptions csv;
   csv.format = OutputFormat::Csv;
-  EXPECT_NE(summary_table(TraceIndex(t), csv).find(",flops\n"), std::string::npos);
+  EXPECT_NE(summary_table(TraceIndex(t), csv).find(",Total FLOPs,device\n"), std::string::npos);
 }
 
 TEST(TimelineMarks, TwoLaunchCallsNeverShareAMark) {

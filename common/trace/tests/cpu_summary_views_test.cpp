@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -105,9 +106,8 @@ TEST(KernelsView, GroupsAndAccountsForEveryActivity) {
   int64_t activities = 0, calls = 0;
   for (const Event& e : t.events) activities += is_gpu_activity(e.cat);
   double pct = 0;
-  for (size_t i = 1; i < rows.size(); ++i) {
-    // name,op,category,calls,total_us,mean_us,gpu_pct,...: names hold commas inside their quotes.
-    const std::string r = rows[i];
+  // Names hold commas inside their quotes.
+  auto cells = [](const std::string& r) {
     std::vector<std::string> c;
     std::string cell;
     bool q = false;
@@ -116,8 +116,16 @@ TEST(KernelsView, GroupsAndAccountsForEveryActivity) {
       else if (ch == ',' && !q) c.push_back(cell), cell.clear();
       else cell += ch;
     }
-    calls += std::stoll(c[3]);
-    pct += std::stod(c[6]);
+    return c;
+  };
+  const std::vector<std::string> head = cells(rows[0]);
+  const size_t calls_at = std::find(head.begin(), head.end(), "calls") - head.begin();
+  const size_t pct_at = std::find(head.begin(), head.end(), "gpu_pct") - head.begin();
+  ASSERT_LT(pct_at, head.size());
+  for (size_t i = 1; i < rows.size(); ++i) {
+    const std::vector<std::string> c = cells(rows[i]);
+    calls += std::stoll(c[calls_at]);
+    pct += std::stod(c[pct_at]);
   }
   EXPECT_EQ(calls, activities);
   EXPECT_NEAR(pct, 100.0, 0.01 * static_cast<double>(rows.size()));

@@ -310,6 +310,61 @@ TEST(TorchUserTraces, TwoStreamsGzipEqualsTorch) {
   compare_with_torch(read_file(user("streams/torch.txt")), summary_table(TraceIndex(t), -1), "streams");
 }
 
+// A training step of a small convolutional MLP recorded with every profiler option, with_flops=True among them
+// (bench/record_torch_user_traces.py, torch 2.11 on an H200): the trace says "with_flops": 1 and holds no per-op
+// "flops"; torch's "Total KFLOPs" column (aten::mm, addmm, bmm, conv2d, mul, add) is computed from the ops' Input Dims
+// and Concrete Inputs as torch computes it, under both of torch's tables. Before torch_flops.h: no FLOPs column.
+TEST(TorchUserTraces, WithFlopsTraceEqualsTorchsTablesTotalFlopsIncluded) {
+  const Trace t = load_trace(user("flops/flops.json"));
+  ASSERT_EQ(t.metadata.at("with_flops"), "1");
+  const TraceIndex index(t);
+  const std::string torch = read_file(user("flops/torch.txt"));
+  TableOptions o;
+  o.row_limit = -1;
+  const std::string ours = summary_table(index, o);
+  EXPECT_NE(ours.find("Total KFLOPs"), std::string::npos) << ours;
+  compare_with_torch(section(torch, "key_averages().table(sort_by=\"cuda_time_total\", row_limit=-1)"), ours,
+                     "with_flops, cuda_time_total");
+  o.group_by_input_shape = true;
+  compare_with_torch(
+      section(torch, "key_averages(group_by_input_shape=True).table(sort_by=\"cuda_time_total\", row_limit=-1)"),
+      summary_table(index, o), "with_flops, group_by_input_shape");
+}
+
+// The real NCCL runs (tests/data/torch211_nccl, torch211_nccl4: DDP over 2 and 4 H100s), each rank's table against
+// torch's rank<R>.txt. record_param_comms holds the collective's nccl:all_reduce range, which torch leaves out of its
+// tree (an async event): its time is record_param_comms's own Self CPU. Before that rule ours was the Self CPU less
+// the range's time (rank 1 of 2: 540.601us in torch's table, 126.934us in ours). Every cell of the row must equal
+// torch's, on every rank. The counts of equal cells are printed for the record.
+TEST(TorchNcclRanks, RecordParamCommsSelfCpuIsTorchs) {
+  for (const std::string folder : {"torch211_nccl/ddp", "torch211_nccl4/ddp", "torch211_nccl/tp", "torch211_nccl4/tp"}) {
+    for (const RankTrace& r : load_ranks(std::string(LADDER_TEST_DATA) + "/" + folder)) {
+      const std::string label = fmt::format("{} rank {}", folder, r.rank);
+      const Table theirs =
+          parse_table(read_file(fmt::format("{}/{}/rank{}.txt", LADDER_TEST_DATA, folder, r.rank)));
+      const Table ours = parse_table(summary_table(TraceIndex(r.trace), -1));
+      ASSERT_EQ(ours.header, theirs.header) << label;
+      // Every cell, paired by name (and order, for a name torch prints twice), counted.
+      std::map<std::string, std::vector<const std::map<std::string, std::string>*>> mine;
+      for (const auto& row : ours.rows) mine[row.at("Name")].push_back(&row);
+      std::map<std::string, size_t> used;
+      int cells = 0, equal = 0;
+      for (const auto& row : theirs.rows) {
+        const std::string& name = row.at("Name");
+        ASSERT_LT(used[name], mine[name].size()) << label << ": torch prints a row we do not: " << name;
+        const auto& m = *mine[name][used[name]++];
+        for (const std::string& c : theirs.header) {
+          ++cells;
+          equal += m.at(c) == row.at(c);
+          if (name == "record_param_comms" && (c == "Self CPU" || c == "CPU total" || c == "# of Calls"))
+            EXPECT_EQ(m.at(c), row.at(c)) << label << ", " << name << ", " << c;
+        }
+      }
+      fmt::print("{}: {} of {} cells equal to torch's table\n", label, equal, cells);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(H100, TorchTables,
                          ::testing::Values("transformer_fwd_bwd", "two_streams", "cudagraph_mlp", "no_schedule"));
 

@@ -1,5 +1,5 @@
 // Our idle time, launch statistics, frequent kernel sequences and critical path against traceinsight 0.6.1's own
-// figures for the same traces (tests/data/traceinsight_figures.json, written by tools/consumers/traceinsight_figures.py
+// figures for the same traces (tests/data/traceinsight/figures.json, written by tools/consumers/traceinsight_figures.py
 // with HTA_DISABLE_NS_ROUNDING=1): every committed single-file trace, two folders of ranks of chapter 07, and torch's
 // recordings (torch 2.11's transformer and two-stream traces, the H100 ones of chapters 02, 03 and 06).
 //  - idle time: every (rank, stream, category) of theirs equals our whole-trace row within 0.01 us (they round to two
@@ -35,7 +35,7 @@ using nlohmann::json;
 
 const json& oracle() {
   static const json j = [] {
-    std::ifstream in(std::string(LADDER_TEST_DATA) + "/traceinsight_figures.json");
+    std::ifstream in(std::string(LADDER_TEST_DATA) + "/traceinsight/figures.json");
     return json::parse(in);
   }();
   return j;

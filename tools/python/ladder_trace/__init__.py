@@ -6,36 +6,36 @@
     t.breakdown()                      # per step: where the wall time went, GPU idle time, stream concurrency
 
 Each method returns the table `ladder-trace VIEW --csv` prints for the same trace and options, as a DataFrame (times in
-microseconds, memory in bytes); a folder's tables have a leading `rank` column. pandas is imported only when a frame
-is asked for.
+microseconds, memory in bytes), every number as the analysis computed it (full precision, never read back from
+printed text), each column of one dtype (int64, float64 or str) whatever the data; a folder's tables have a `rank`
+column last, as HolisticTraceAnalysis's frames. Column names are HTA's where the quantity is HTA's (kernels():
+"sum (us)", "max (us)", "min (us)", "stddev", "mean (us)", "kernel_type") and torch's table's for summary().
+pandas is imported only when a frame is asked for.
 """
 import os
 import warnings
 
 from . import _core
 
-__all__ = ["load", "Trace", "Error", "TraceError", "UsageError", "KERNEL_COLUMNS_AS_HTA"]
+__all__ = ["load", "Trace", "Error", "TraceError", "UsageError"]
 __version__ = "1.0.0"
 
 Error = _core.Error            # every error of the reader and the views: a ValueError with one line
 TraceError = _core.TraceError  # a trace that cannot be read (bad JSON, a field out of range, no usable event)
 UsageError = _core.UsageError  # an argument the view does not take (an unknown sort key, a bad filter)
 
-# The kernels view's columns that hold HolisticTraceAnalysis's quantities take its names (get_gpu_kernel_breakdown's
-# kernel_metrics_df): per kernel name, the summed and the mean duration in microseconds.
-KERNEL_COLUMNS_AS_HTA = {"total_us": "sum (us)", "mean_us": "mean (us)"}
-
 
 def load(source, max_json=None):
-    """Reads a trace: a path (file, gzip, or a folder whose traces are one rank each), "-" for standard input, bytes of
-    a trace (JSON or gzip), or a binary file object. The whole trace is read and indexed once, in C++; every view
-    after that reuses the index. A bad file raises TraceError with one line naming it."""
+    """Reads a trace: a path (str, bytes or os.PathLike: a file, gzip, or a folder whose traces are one rank each),
+    "-" for standard input, or a binary file object (io.BytesIO(data) for a trace in memory, JSON or gzip). The whole
+    trace is read and indexed once, in C++; every view after that reuses the index. A bad file raises TraceError with
+    one line naming it."""
     limit = _core.DEFAULT_MAX_JSON if max_json is None else int(max_json)
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return Trace(_from_bytes(bytes(source), limit))
     if hasattr(source, "read"):
         return Trace(_from_bytes(source.read(), limit))
-    path = os.fspath(source)
+    if not isinstance(source, (str, bytes, os.PathLike)):
+        raise TypeError(f"load() takes a path or a binary file object, not {type(source).__name__}")
+    path = os.fsdecode(os.fspath(source))
     if path != "-" and not os.path.exists(path):
         raise FileNotFoundError(f"no such trace: {path}")
     return Trace(_core.Traces.load(path, limit))
@@ -86,10 +86,17 @@ class Trace:
         return f"<ladder_trace.Trace {what}>"
 
     def summary(self, sort="cuda_time_total", rows=None, group_by_input_shape=False, filter=None, step=None):
-        """torch's key_averages() table (`ladder-trace summary --csv`): one row per op name, times in us as torch sums
-        them, memory in bytes when the trace was recorded with profile_memory=True. rows=None: every row. step: the
+        """torch's key_averages() table (`ladder-trace summary --csv`): one row per op name, with every column torch's
+        table can print under its name ("Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
+        "Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg", "CPU Mem", "Self CPU Mem", "CUDA Mem",
+        "Self CUDA Mem", "# of Calls", "Total FLOPs"; "Input Shapes" when grouped by them): times in us as torch sums
+        them, shares in %, memory in bytes (0 without profile_memory=True), FLOPs as torch counts them (with_flops=True;
+        unscaled, NaN where torch prints "--"), and "device" ("CPU" or "CUDA": a range torch lists twice, its CPU
+        range and its span on the GPU, told apart). rows=None: every row, else a positive count (`--rows`). step: the
         table of that step's events alone (`--step`); None: the whole trace."""
         limit = -1 if rows is None else int(rows)
+        if limit < 1 and rows is not None:
+            raise UsageError(f"rows must be None or a positive count, not {rows!r}")
         return _frame(self._t.summary(_step(step), sort, limit, bool(group_by_input_shape), filter or ""))
 
     def steps(self):
@@ -98,11 +105,17 @@ class Trace:
         return _frame(self._t.steps())
 
     def kernels(self, step=None, all=False, peak_tflops=None, peak_gbps=None):
-        """Every kernel, copy and set by name (all=True: one row each, in time order): time, share of the GPU time,
-        bytes, FLOPs, GB/s and TFLOP/s against the GPU's datasheet peak or the one given (`ladder-trace kernels
-        --csv`). The summed and mean time take HolisticTraceAnalysis's names, "sum (us)" and "mean (us)"."""
+        """Every kernel, copy and set by name (all=True: one row each, in time order), `ladder-trace kernels --csv`:
+        HolisticTraceAnalysis's get_gpu_kernel_breakdown columns first ("name", "sum (us)", "max (us)", "min (us)",
+        "stddev", "mean (us)", "kernel_type"), then the launching op, calls, share of the GPU time, bytes, FLOPs, GB/s
+        and TFLOP/s with their share of the GPU's datasheet peak or of the one given (positive numbers, as
+        --peak-tflops and --peak-gbps take), the peak each TFLOP/s share is of, tensor cores and why a cell is empty.
+        No share is ever above 100%."""
+        for name, value in (("peak_tflops", peak_tflops), ("peak_gbps", peak_gbps)):
+            if value is not None and not float(value) > 0:
+                raise UsageError(f"{name} must be a positive number (or None), not {value!r}")
         cols = self._t.kernels(_step(step), bool(all), float(peak_tflops or 0), float(peak_gbps or 0))
-        return _frame(cols).rename(columns=KERNEL_COLUMNS_AS_HTA)
+        return _frame(cols)
 
     def breakdown(self, step=None):
         """Per step and their mean: the wall time split as the TensorBoard profiler's Overview splits it (kernel,
@@ -168,6 +181,8 @@ class Trace:
 
 
 def _frame(columns):
+    """The one conversion to pandas: [(name, kind, values)] as the C++ module returns a table (kind "int", "float" or
+    "str"), to a DataFrame with int64, float64 and object columns in that order, whatever the values."""
     import pandas as pd
 
     data = {}

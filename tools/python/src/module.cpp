@@ -12,8 +12,10 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -23,6 +25,8 @@
 #include "trace/analyses/hta_window.h"
 #include "trace/analyses/idle_time.h"
 #include "trace/analyses/kernel_sequences.h"
+#include "trace/analyses/kernel_table.h"
+#include "trace/analyses/key_averages_rows.h"
 #include "trace/analyses/launch_stats.h"
 #include "trace/analyses/peaks.h"
 #include "trace/model/index.h"
@@ -35,6 +39,7 @@
 #include "trace/renderers/output_table.h"
 #include "trace/renderers/ranks_view.h"
 #include "trace/renderers/steps_table.h"
+#include "trace/renderers/table_records.h"
 #include "work/ladder_ops.h"
 
 namespace nb = nanobind;
@@ -42,6 +47,27 @@ using namespace ladder;
 using ladder::py::Column;
 
 namespace {
+
+// A Table (trace/analyses/table.h) for Python: [(name, kind, values)], kind "int", "float" or "str", every cell as the
+// analysis computed it (a float at full precision, NaN where it has no value). _frame in __init__.py makes the pandas
+// DataFrame of it: every method whose analysis returns a Table comes back through here.
+nb::list table_to_python(const Table& t) {
+  if (!t.rectangular()) throw std::logic_error("table " + t.name + ": columns of different lengths");
+  nb::list out;
+  for (const TableColumn& c : t.columns) {
+    nb::list values;
+    if (c.type == TableColumn::Int) {
+      for (int64_t v : c.ints) values.append(nb::int_(v));
+    } else if (c.type == TableColumn::Float) {
+      for (double v : c.floats) values.append(nb::float_(v));
+    } else {
+      for (const std::string& v : c.texts) values.append(nb::str(v.data(), v.size()));
+    }
+    const char* kind = c.type == TableColumn::Int ? "int" : c.type == TableColumn::Float ? "float" : "str";
+    out.append(nb::make_tuple(c.name, kind, values));
+  }
+  return out;
+}
 
 // One rank's trace and its index (the index keeps a reference to the trace: both live here, never moved).
 struct Rank {
@@ -51,9 +77,17 @@ struct Rank {
   std::unique_ptr<TraceIndex> index;
 };
 
+// The command's checks (tools/ladder_trace/command.cpp, check_trace): events, and some of them torch.profiler's.
 void check_events(const Rank& r) {
   if (r.trace.events.empty())
     throw TraceError("trace " + r.path + " has no events (no \"ph\": \"X\" event with an integer pid)");
+  for (const Event& e : r.trace.events) {
+    if (e.cat != Cat::Other) return;
+  }
+  throw TraceError("trace " + r.path + " holds no PyTorch profiler event: none of its " +
+                   std::to_string(r.trace.events.size()) +
+                   " events is a cpu_op, user_annotation, cuda_runtime, kernel, gpu_memcpy or other category torch "
+                   "writes");
 }
 
 class Traces {
@@ -122,12 +156,12 @@ class Traces {
     opt.row_limit = rows;
     opt.group_by_input_shape = group_by_input_shape;
     opt.filter = filter;
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      opt.format = f;
+    if (rows == 0 || rows < -1) throw UsageError("rows must be None or a positive count of rows");
+    return per_rank_table([&](const Rank& r) {
       const int k = find_step(*r.index, step, r.path);
-      if (k < 0) return summary_table(*r.index, opt);
+      if (k < 0) return key_averages_frame(key_averages(*r.index, opt), group_by_input_shape);
       const Trace part = step_trace(*r.index, k);
-      return summary_table(TraceIndex(part), opt);
+      return key_averages_frame(key_averages(TraceIndex(part), opt), group_by_input_shape);
     });
   }
   // summary --steps --csv.
@@ -136,14 +170,13 @@ class Traces {
   }
   // kernels --csv [--step S] [--all] [--peak-tflops T --peak-gbps G]: the peak as the command picks it.
   nb::list kernels(const std::string& step, bool all, double peak_tflops, double peak_gbps) const {
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      KernelViewOptions opt;
-      opt.step = find_step(*r.index, step, r.path);
-      opt.all = all;
-      opt.format = f;
-      opt.peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
-      if (peak_tflops > 0 || peak_gbps > 0) opt.peak = Peak{peak_tflops, peak_gbps, "given", "peak_tflops, peak_gbps"};
-      return kernels_view(*r.index, opt);
+    // The command's checks (--peak-tflops, --peak-gbps: CLI::PositiveNumber); 0 stands for "not given".
+    if (!(peak_tflops >= 0) || !(peak_gbps >= 0) || std::isinf(peak_tflops) || std::isinf(peak_gbps))
+      throw UsageError("peak_tflops and peak_gbps must be positive numbers (or None)");
+    return per_rank_table([&](const Rank& r) {
+      Peak peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
+      if (peak_tflops > 0 || peak_gbps > 0) peak = Peak{peak_tflops, peak_gbps, "given", "peak_tflops, peak_gbps"};
+      return kernel_frame(kernel_table(*r.index, find_step(*r.index, step, r.path), all), peak);
     });
   }
   // breakdown --csv [--step S].
@@ -178,28 +211,28 @@ class Traces {
       for (const auto& r : ranks_) all.push_back(RankIndex{r->rank, r->path, r->index.get()});
       t = advice_table(advise_all(all, folder_, step));
     }
-    return table_columns(t);
+    return table_to_python(t);
   }
   // traceinsight's analyses (trace/analyses/idle_time.h, launch_stats.h, kernel_sequences.h) and our critical path
   // (critical_path.h), each rank's table under the last's, with a "rank" column last for a folder.
   nb::list idle_time(int64_t kernel_wait_ns) const {
-    return each_rank_table([&](const Rank& r) {
+    return per_rank_table([&](const Rank& r) {
       return idle_time_table(ladder::idle_time(*r.index, kernel_wait_ns), *r.index);
     });
   }
   nb::list launch_stats() const {
-    return each_rank_table([&](const Rank& r) {
+    return per_rank_table([&](const Rank& r) {
       return launch_stats_table(ladder::launch_stats(*r.index), *r.index);
     });
   }
   nb::list kernel_sequences(const std::string& operator_name, int min_pattern_len) const {
     if (operator_name.empty()) throw UsageError("operator_name must name an op (a part of its name: \"aten::linear\")");
-    return each_rank_table([&](const Rank& r) {
+    return per_rank_table([&](const Rank& r) {
       return kernel_sequences_table(ladder::kernel_sequences(*r.index, operator_name, min_pattern_len));
     });
   }
   nb::list critical_path(const std::string& step) const {
-    return each_rank_table([&](const Rank& r) {
+    return per_rank_table([&](const Rank& r) {
       return critical_path_table(ladder::critical_path(*r.index, find_step(*r.index, step, r.path)), *r.index);
     });
   }
@@ -227,7 +260,20 @@ class Traces {
     ranks_.push_back(std::move(r));
   }
 
-  // A view of every rank, as one table: a folder's with a leading "rank" column, as the command's --csv joins them.
+  // An analysis's Table for every rank, computed with the GIL released: a folder's joined into one with a "rank"
+  // column last (join_rank_tables), a single trace's as it is.
+  nb::list per_rank_table(const std::function<Table(const Rank&)>& analysis) const {
+    Table all;
+    {
+      nb::gil_scoped_release release;
+      std::vector<std::pair<int, Table>> tables;
+      for (const auto& r : ranks_) tables.emplace_back(r->rank, analysis(*r));
+      all = folder_ ? join_rank_tables(tables) : std::move(tables.front().second);
+    }
+    return table_to_python(all);
+  }
+
+  // A view of every rank, as one table: a folder's with a "rank" column last, as the command's --csv joins them.
   nb::list per_rank(const std::function<std::string(const Rank&, OutputFormat)>& view) const {
     std::vector<Column> all;
     {
@@ -235,7 +281,7 @@ class Traces {
       for (const auto& r : ranks_) {
         const std::string json = view(*r, OutputFormat::Json);
         std::vector<Column> cols = py::read_records(json, json == "[]\n" ? view(*r, OutputFormat::Csv) : "");
-        if (folder_) cols.insert(cols.begin(), py::constant_column("rank", r->rank, cols.empty() ? 0 : cols[0].size()));
+        if (folder_) cols.push_back(py::constant_column("rank", r->rank, cols.empty() ? 0 : cols[0].size()));
         py::append_rows(all, std::move(cols));
       }
     }
@@ -258,49 +304,6 @@ class Traces {
                                 values));
     }
     return out;
-  }
-
-  // A Table as [(name, kind, values)], every cell as the table holds it.
-  static nb::list table_columns(const Table& t) {
-    nb::list out;
-    for (const TableColumn& c : t.columns) {
-      nb::list values;
-      if (c.type == TableColumn::Int) {
-        for (int64_t v : c.ints) values.append(nb::int_(v));
-      } else if (c.type == TableColumn::Float) {
-        for (double v : c.floats) values.append(nb::float_(v));
-      } else {
-        for (const std::string& v : c.texts) values.append(nb::str(v.data(), v.size()));
-      }
-      const char* kind = c.type == TableColumn::Int ? "int" : c.type == TableColumn::Float ? "float" : "str";
-      out.append(nb::make_tuple(c.name, kind, values));
-    }
-    return out;
-  }
-  // Each rank's Table, one under the other, with a "rank" column last for a folder.
-  nb::list each_rank_table(const std::function<Table(const Rank&)>& view) const {
-    Table all;
-    {
-      nb::gil_scoped_release release;
-      for (const auto& r : ranks_) {
-        Table t = view(*r);
-        if (folder_) {
-          const size_t rank = t.add("rank", TableColumn::Int);
-          t.columns[rank].ints.assign(t.rows(), r->rank);
-        }
-        if (all.columns.empty()) {
-          all = std::move(t);
-          continue;
-        }
-        for (size_t c = 0; c < all.columns.size(); ++c) {
-          TableColumn &to = all.columns[c], &from = t.columns[c];
-          to.ints.insert(to.ints.end(), from.ints.begin(), from.ints.end());
-          to.floats.insert(to.floats.end(), from.floats.begin(), from.floats.end());
-          to.texts.insert(to.texts.end(), from.texts.begin(), from.texts.end());
-        }
-      }
-    }
-    return table_columns(all);
   }
 
   bool folder_ = false;

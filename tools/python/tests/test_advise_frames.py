@@ -1,6 +1,6 @@
 """Trace.advise() equals `ladder-trace advise --csv` for every committed trace, torch's and chapter 07's folders; the
-frames of traceinsight's analyses hold traceinsight 0.6.1's own figures (common/trace/tests/data/
-traceinsight_figures.json), as the C++ test holds the library's."""
+frames of traceinsight's analyses hold traceinsight 0.6.1's own figures (common/trace/tests/data/traceinsight/
+figures.json), as the C++ test holds the library's."""
 import json
 import os
 
@@ -24,7 +24,7 @@ def test_advise_of_one_step_and_its_findings():
     assert frame["share (%)"][0] > 80
 
 
-FIGURES = os.path.join(DATA, "traceinsight_figures.json")
+FIGURES = os.path.join(DATA, "traceinsight", "figures.json")
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,8 @@
 """Every frame of ladder_trace equals what `ladder-trace VIEW --csv` prints for the same trace and options: the same
-columns (the kernels view's summed and mean times under HTA's names), the same rows in the same order, every string
-cell equal and every number equal to the CSV's text read as a double. The command is the one the same wheel installed.
+columns, the same rows in the same order, every string cell equal and every number equal to the CSV's text read as a
+double (the CSV of a typed table holds every digit: the kernels and summary frames are exact). The kernels frame's
+HTA columns equal HolisticTraceAnalysis 0.5.0's get_gpu_kernel_breakdown() of the same traces. The command is the one
+the same wheel installed.
 
 Run by CTest (tests/run_in_venv.sh builds the wheel in a throwaway virtualenv), or by hand in a virtualenv with the
 package: python -m pytest tools/python/tests
@@ -83,7 +85,7 @@ def test_steps(path, loaded):
 
 @pytest.mark.parametrize("path", TRACES, ids=short)
 def test_kernels(path, loaded):
-    assert_same(loaded(path).kernels(), cli("kernels", "--csv", path), lt.KERNEL_COLUMNS_AS_HTA)
+    assert_same(loaded(path).kernels(), cli("kernels", "--csv", path))
 
 
 @pytest.mark.parametrize("path", TRACES, ids=short)
@@ -105,7 +107,7 @@ def test_options_as_the_command_takes_them(loaded):
     step = t.step_names[-1]
     assert_same(t.kernels(step=step.split("#")[1], all=True, peak_tflops=100, peak_gbps=1000),
                 cli("kernels", "--csv", "--step", step.split("#")[1], "--all", "--peak-tflops", "100",
-                    "--peak-gbps", "1000", f), lt.KERNEL_COLUMNS_AS_HTA)
+                    "--peak-gbps", "1000", f))
     assert_same(t.breakdown(step=step), cli("breakdown", "--csv", "--step", step, f))
     assert_same(t.summary(step=step), cli("summary", "--csv", "--rows", "1000000", "--step", step, f))
     assert_same(t.summary(step=step.split("#")[1], rows=5, sort="self_cpu_time_total"),
@@ -119,7 +121,7 @@ def test_memory(loaded):
     assert set(frame["table"]) == {"peak", "alive", "op"}
     assert_same(frame, cli("memory", "--csv", MEMORY))
     assert_same(t.memory(step=t.step_names[0]), cli("memory", "--csv", "--step", t.step_names[0], MEMORY))
-    assert "cuda_memory_bytes" in t.summary().columns
+    assert "CUDA Mem" in t.summary().columns
 
 
 def test_rank_ids(loaded):
@@ -132,29 +134,100 @@ def test_folder_of_ranks(folder, loaded):
     assert len(t.rank_ids) >= 2
     for frame, args, renames in [(t.summary(), ["summary", "--csv", "--rows", "1000000"], None),
                                  (t.steps(), ["summary", "--steps", "--csv"], None),
-                                 (t.kernels(), ["kernels", "--csv"], lt.KERNEL_COLUMNS_AS_HTA),
+                                 (t.kernels(), ["kernels", "--csv"], None),
                                  (t.breakdown(), ["breakdown", "--csv"], None),
                                  (t.ranks(), ["ranks", "--csv"], None)]:
-        assert frame.columns[0] in ("rank", "step")
+        assert "rank" in frame.columns
         assert set(frame["rank"]) <= set(t.rank_ids)
+        if args[0] != "ranks":  # a rank's table joined: "rank" last, as in HolisticTraceAnalysis's frames
+            assert frame.columns[-1] == "rank"
         assert_same(frame, cli(*args, folder), renames)
 
 
-def test_bytes_gzip_file_object_and_stdin():
+def test_paths_file_objects_and_stdin():
+    """str, bytes and os.PathLike paths are paths; a trace in memory is a binary file object (JSON or gzip)."""
+    import pathlib
+
     path = os.path.join(REPO, "traces", "reference", "h100", "03_fused_mlp.json")
     want = lt.load(path).kernels()
+    pd.testing.assert_frame_equal(lt.load(pathlib.Path(path)).kernels(), want)
+    pd.testing.assert_frame_equal(lt.load(os.fsencode(path)).kernels(), want)
     with open(path, "rb") as f:
         text = f.read()
-    pd.testing.assert_frame_equal(lt.load(text).kernels(), want)
-    pd.testing.assert_frame_equal(lt.load(gzip.compress(text)).kernels(), want)
+    pd.testing.assert_frame_equal(lt.load(io.BytesIO(text)).kernels(), want)
+    pd.testing.assert_frame_equal(lt.load(io.BytesIO(gzip.compress(text))).kernels(), want)
     with open(path, "rb") as f:
         pd.testing.assert_frame_equal(lt.load(f).kernels(), want)
     code = "import ladder_trace as lt; print(lt.load('-').kernels().to_csv(index=False), end='')"
     run = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, check=True)
     assert run.stdout.decode() == want.to_csv(index=False)
+    with pytest.raises(FileNotFoundError):  # bytes are a path, never a trace's content
+        lt.load(text[:100])
+    with pytest.raises(TypeError):
+        lt.load(3)
 
 
-@pytest.mark.parametrize("name", ["bin.json", "ctl.json", "trunc.json.gz", "ts_out_of_range.json", "all_skipped.json"])
+def test_arguments_are_checked_as_the_command_checks_them():
+    t = lt.load(os.path.join(REPO, "traces", "reference", "h100", "02_linear.json"))
+    for bad in (-1, 0, float("nan")):
+        with pytest.raises(lt.UsageError, match="peak_tflops"):
+            t.kernels(peak_tflops=bad)
+        with pytest.raises(lt.UsageError, match="peak_gbps"):
+            t.kernels(peak_gbps=bad)
+    for bad in (0, -1):
+        with pytest.raises(lt.UsageError, match="rows"):
+            t.summary(rows=bad)
+    run = subprocess.run([CLI, "kernels", "--peak-tflops", "-1", os.path.join(REPO, "traces", "reference", "h100",
+                                                                             "02_linear.json")], capture_output=True)
+    assert run.returncode != 0
+
+
+def test_frames_have_fixed_dtypes_and_the_names_readers_know():
+    k = lt.load(os.path.join(REPO, "traces", "reference", "h100", "04_epilogue_mlp.json")).kernels()
+    assert list(k.columns[:7]) == ["name", "sum (us)", "max (us)", "min (us)", "stddev", "mean (us)", "kernel_type"]
+    assert k["calls"].dtype == "int64" and k["sum (us)"].dtype == "float64" and k["name"].dtype == object
+    assert (k["tflops_pct"].dropna() <= 100).all()
+    fast = k[k["name"].str.contains("geglu_gemm_fast_kernel")].iloc[0]
+    assert fast["tensor_cores"] == "yes" and 67.5 < fast["tflops_pct"] < 68.5
+    # Full precision: the mean is the sum over the calls, not a printed "114.95".
+    assert fast["mean (us)"] == fast["sum (us)"] / fast["calls"]
+    s = lt.load(os.path.join(DATA, "torch211_user", "flops", "flops.json")).summary()
+    assert list(s.columns) == ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg",
+                               "Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg", "CPU Mem", "Self CPU Mem",
+                               "CUDA Mem", "Self CUDA Mem", "# of Calls", "Total FLOPs", "device"]
+    mm = s[s["Name"] == "aten::mm"].iloc[0]
+    assert mm["Total FLOPs"] == 369098752  # torch's table: aten::mm ... 369098.752 (Total KFLOPs)
+    assert s["# of Calls"].dtype == "int64"
+
+
+@pytest.mark.parametrize("key", ["nccl_ddp", "user_ranks"])
+def test_kernels_are_htas(key):
+    """HTA 0.5.0's get_gpu_kernel_breakdown (tools/consumers/hta_kernel_figures.py, HTA_DISABLE_NS_ROUNDING=1) against
+    kernels() of the step HTA keeps (it drops the last), for every kernel whose calls HTA saw all of: the same
+    sum, max, min, mean and stddev in us, and the same kernel_type."""
+    import json
+
+    with open(os.path.join(DATA, "torch211_nccl", "hta_kernels.json")) as f:
+        entry = json.load(f)["traces"][key]
+    hta = pd.DataFrame(entry["kernel_metrics"])
+    t = lt.load(os.path.join(REPO, entry["path"]))
+    compared = 0
+    for step in t.step_names[:-1]:
+        ours = t.kernels(step=step)
+        for _, row in ours.iterrows():
+            theirs = hta[(hta["name"] == row["name"]) & (hta["rank"] == row["rank"])]
+            if len(theirs) != 1 or entry["kept"][str(row["rank"])].get(row["name"]) != row["calls"]:
+                continue
+            h = theirs.iloc[0]
+            for col in ("sum (us)", "max (us)", "min (us)", "mean (us)", "stddev"):
+                assert abs(row[col] - h[col]) <= 1e-6 * max(1.0, abs(h[col])), (row["name"], col, row[col], h[col])
+            assert row["kernel_type"] == h["kernel_type"]
+            compared += 1
+    assert compared >= 3
+
+
+@pytest.mark.parametrize("name", ["bin.json", "ctl.json", "trunc.json.gz", "ts_out_of_range.json", "all_skipped.json",
+                                  "empty.json", "not_json.json.gz", "chrome_no_torch.json"])
 def test_bad_trace_is_one_line_as_the_command_says(name):
     path = os.path.join(DATA, "hostile", name)
     run = subprocess.run([CLI, "summary", path], capture_output=True, text=True)
