@@ -16,9 +16,14 @@
 //   straggler           the rank the others waited for at the collectives                    -> 07
 //
 // "Waiting for the host" (launch-bound): a moment of the step at which no GPU activity ran and none was queued, that
-// is, none whose launch call had started and which had not started yet. It is the part of the GPU's idle time that
+// is, none whose launch call had returned and which had not started yet. It is the part of the GPU's idle time that
 // only a faster CPU side (fewer launches, one graph launch) can fill. traceinsight's host wait (idle_time.h) counts
 // whole gaps between kernels of one stream instead; both are printed by the Python frames.
+//
+// "Held for the backward": in a profile_memory trace, the allocator's level ("Total Allocated", memory.h's rules) when
+// the step's backward starts (its first autograd::engine::evaluate_function op, or a range whose name holds
+// "backward" or "bwd") above its level at the step's start, per GPU: everything the forward made and still holds, the
+// tensors kept for the backward and the forward's output alike.
 #pragma once
 
 #include <cmath>
