@@ -139,8 +139,9 @@ struct StepWindow {
   TimeBreakdown b;
 };
 
-void launch_and_gpu_bound(const StepWindow& s, const Spans& covered, const AdviceThresholds& th, const KTable& by_name,
-                          const Peak& peak, std::vector<Finding>& out) {
+void launch_and_gpu_bound(const StepWindow& s, const TraceIndex& index, const Spans& covered,
+                          const AdviceThresholds& th, const KTable& by_name, const Peak& peak,
+                          std::vector<Finding>& out) {
   const int64_t wall = s.end - s.ts;
   if (wall <= 0) return;
   const int64_t idle = s.b.gpu_idle_ns();
@@ -157,7 +158,14 @@ void launch_and_gpu_bound(const StepWindow& s, const Spans& covered, const Advic
         "(waiting for the CPU to launch); {} kernel{} ran {:.1f} us",
         pct(static_cast<double>(idle), static_cast<double>(wall)), us(idle), us(wall), us(host_wait),
         by_name.activities, by_name.activities == 1 ? "" : "s", us(s.b.gpu_busy_ns));
-    f.rung = "01 (launch overhead); 02 (CUDA Graphs)";
+    // A step whose work was launched as a CUDA graph has taken 02's answer already: what is left is the CPU around it.
+    bool graph = false;
+    for (int i : index.gpu_activities(s.k)) {
+      const int l = index.launch_of(i);
+      graph = graph || (l >= 0 && index.event(l).name.find("GraphLaunch") != std::string::npos);
+    }
+    f.rung = graph ? "01 (launch overhead); 02 (already one graph launch: the CPU's work around it is what is left)"
+                   : "01 (launch overhead); 02 (CUDA Graphs)";
     out.push_back(f);
   } else if (s.b.compute_ns >= th.busy_share * static_cast<double>(wall)) {
     f.kind = "gpu-bound";
@@ -356,7 +364,7 @@ std::vector<Finding> advise(const TraceIndex& index, int step, const Peak& peak,
     const StepWindow s{k, st.name, st.ts_ns, st.end_ns, breakdowns[static_cast<size_t>(k)].second};
     KTable all, by_name;
     step_rows(index, k, work, all, by_name);
-    launch_and_gpu_bound(s, covered, th, by_name, peak, out);
+    launch_and_gpu_bound(s, index, covered, th, by_name, peak, out);
     elementwise(s, index, all, s.end - s.ts, peak, th, out);
     gemms(s, by_name, s.end - s.ts, peak, th, out);
     held(s, backward[static_cast<size_t>(k)], levels, th, out);
