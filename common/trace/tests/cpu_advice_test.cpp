@@ -1,6 +1,7 @@
 // `ladder-trace advise` on the committed traces says what each chapter teaches: 01 at --size 64 launch-bound and at
-// 4096 compute-bound; 03_simple_mlp's GELU and product as the fusion candidate, 03_fused_mlp without it; 06 eager's
-// memory held for the backward; 07's exposed all-reduce, its slowest rank and its straggler.
+// 4096 compute-bound; 02's graph replay has taken the launches away; 03_simple_mlp's GELU and product as the fusion
+// candidate, 03_fused_mlp without it; 04 and 05's op with no elementwise kernel left, PyTorch eager with its two;
+// 06 eager's memory held for the backward; 07's exposed all-reduce, its slowest rank and its straggler.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,6 +58,14 @@ TEST(Advice, Chapter01AtSize4096IsComputeBound) {
   EXPECT_TRUE(of_kind(all, "gemm-below-peak").empty());  // 77% of the FP32 peak
 }
 
+TEST(Advice, Chapter02GraphTakesTheLaunchesAway) {
+  for (const Finding& f : of_kind(advice_of("02_linear.json"), "launch-bound"))
+    EXPECT_EQ(f.rung, "01 (launch overhead); 02 (CUDA Graphs)");
+  const auto graph = of_kind(advice_of("02_linear_graph.json"), "launch-bound");
+  ASSERT_EQ(graph.size(), 3u);  // a 2.5 us kernel cannot fill the step, graph or not
+  for (const Finding& f : graph) EXPECT_NE(f.rung.find("already one graph launch"), std::string::npos) << f.rung;
+}
+
 TEST(Advice, Chapter03SimpleMlpFusesGeluAndProduct) {
   const auto chains = of_kind(advice_of("03_simple_mlp.json"), "elementwise-chain");
   ASSERT_EQ(chains.size(), 3u);
@@ -73,6 +82,18 @@ TEST(Advice, Chapter03FusedMlpHasNoChainLeft) {
   const auto all = advice_of("03_fused_mlp.json");
   EXPECT_TRUE(of_kind(all, "elementwise-chain").empty());
   EXPECT_TRUE(of_kind(all, "launch-bound").empty());
+}
+
+TEST(Advice, Chapter04And05LeaveNoElementwiseKernel) {
+  for (const char* name : {"04_epilogue_mlp.json", "05_ladder.json"}) {
+    const auto all = advice_of(name);
+    EXPECT_TRUE(of_kind(all, "elementwise-chain").empty()) << name;
+    EXPECT_TRUE(of_kind(all, "epilogue-candidate").empty()) << name;
+  }
+  // PyTorch eager, the same MLP: aten::gelu and aten::mul back to back.
+  const auto eager = of_kind(advice_of("05_eager.json"), "elementwise-chain");
+  ASSERT_EQ(eager.size(), 3u);
+  for (const Finding& f : eager) EXPECT_NE(f.detail.find("aten::gelu"), std::string::npos) << f.detail;
 }
 
 TEST(Advice, Chapter06EagerHoldsMemoryForTheBackward) {
