@@ -319,7 +319,9 @@ struct Levels {
 void held(const StepWindow& s, int64_t bwd, const Levels& levels, const AdviceThresholds& th,
           std::vector<Finding>& out) {
   if (bwd < 0) return;
-  for (const auto& [device, v] : levels.by_device) {
+  for (const auto& entry : levels.by_device) {  // (not a structured binding: C++17 lambdas cannot capture one)
+    const std::pair<int, int>& device = entry.first;
+    const std::vector<std::pair<int64_t, int64_t>>& v = entry.second;
     // The level before the step (records at its start are in it, as memory.h's windows hold both ends), before the
     // backward, and the step's peak.
     auto before = [&](int64_t t) {
