@@ -64,7 +64,7 @@ make_venv() {
     echo "FAILED: pip install $* $pandas (the whole log: $dir.log)"
     exit 1
   fi
-  { echo "$want"; "$dir/bin/pip" list 2> /dev/null | grep -iE '^(holistictraceanalysis|pandas|numpy|torch-tb-profiler) '; } \
+  { echo "$want"; "$dir/bin/pip" list 2> /dev/null | grep -iE '^(holistictraceanalysis|traceinsight|pandas|numpy|torch-tb-profiler) '; } \
     > "$dir/.installed"
 }
 
@@ -78,16 +78,21 @@ python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
 first=$!
 (make_venv pandas-2.2.3 pandas==2.2.3 HolisticTraceAnalysis) &
 second=$!
-rc1=0 rc2=0
+# traceinsight, HTA's successor, pinned: the oracle of ladder-trace's idle time, launch statistics, kernel sequences
+# and critical path (traceinsight_figures.py; common/trace/tests/data/traceinsight/figures.json holds its figures).
+(make_venv traceinsight-0.6.1 pandas==3.1.1 traceinsight==0.6.1) &
+third=$!
+rc1=0 rc2=0 rc3=0
 wait $first || rc1=$?
 wait $second || rc2=$?
-for rc in $rc1 $rc2; do
+wait $third || rc3=$?
+for rc in $rc1 $rc2 $rc3; do
   [[ $rc -eq 1 ]] && exit 1
 done
-for rc in $rc1 $rc2; do
+for rc in $rc1 $rc2 $rc3; do
   [[ $rc -eq 0 ]] || exit "$rc"
 done
-for env in pandas-3.1.1 pandas-2.2.3; do
+for env in pandas-3.1.1 pandas-2.2.3 traceinsight-0.6.1; do
   echo "$env: $(tail -n +2 "$venvs/$env/.installed" | tr '\n' ' ')"
 done
 
@@ -96,5 +101,9 @@ trap 'rm -rf "$out"' EXIT
 # Two environments in parallel: HTA's first import is the slow part.
 "$venvs/pandas-3.1.1/bin/python" "$here/consumers.py" "${traces[@]}" > "$out/pandas-3.1.1.jsonl" &
 "$venvs/pandas-2.2.3/bin/python" "$here/consumers.py" --no-tb "${traces[@]}" > "$out/pandas-2.2.3.jsonl" &
+"$venvs/traceinsight-0.6.1/bin/python" "$here/traceinsight_figures.py" --out "$out/traceinsight.json" 2> /dev/null &
 wait
+# traceinsight's figures today against the committed ones the CPU test holds ours to: a difference is a change in
+# traceinsight (or a trace), and the committed file is to be written again and the test run.
+python3 "$here/traceinsight_figures.py" --compare "$out/traceinsight.json" "$data/traceinsight/figures.json" || exit 1
 cd "$root" && python3 "$here/consumers.py" --compare "$out/pandas-3.1.1.jsonl" "$out/pandas-2.2.3.jsonl"

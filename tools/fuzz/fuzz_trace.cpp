@@ -1,5 +1,6 @@
 // The fuzz target: any bytes through the trace reader and, when they read as a trace, through every view and renderer
 // ladder-trace has (the summary table in each format, steps, timeline, diff, kernels, breakdown, memory and its SVG,
+// advise and the analyses behind it (idle time, launch statistics, kernel sequences, the critical path),
 // the SVG of a step, a window and one op's subtree, the rank views, HTA's window) and through the writer and the
 // reader again, which must give back the same events (trace/tests/round_trip.h). A TraceError from the first read is
 // the reader's answer to bad input and ends the run quietly; a view may answer TraceError or UsageError too (one
@@ -18,7 +19,12 @@
 #include <vector>
 
 #include "base/error.h"
+#include "trace/analyses/advice.h"
+#include "trace/analyses/critical_path.h"
 #include "trace/analyses/hta_window.h"
+#include "trace/analyses/idle_time.h"
+#include "trace/analyses/kernel_sequences.h"
+#include "trace/analyses/launch_stats.h"
 #include "trace/analyses/memory.h"
 #include "trace/analyses/peaks.h"
 #include "trace/model/index.h"
@@ -26,6 +32,7 @@
 #include "trace/model/json_write.h"
 #include "trace/model/overlap.h"
 #include "trace/model/trace.h"
+#include "trace/renderers/advice_view.h"
 #include "trace/renderers/breakdown_view.h"
 #include "trace/renderers/diff.h"
 #include "trace/renderers/kernels_view.h"
@@ -79,6 +86,19 @@ void every_view(const Trace& t) {
   view([&] { (void)memory_report(index, -1, true); });
   view([&] { (void)overlap_note(t); });
   view([&] { (void)hta_temporal_breakdown(hta_kept_activities(t)); });
+  // advise and the analyses behind it: every step, one step, each format; the whole trace and this trace as a folder.
+  for (const int k : {-1, 0, last}) {
+    for (const OutputFormat format : {OutputFormat::Text, OutputFormat::Csv, OutputFormat::Json})
+      view([&] { (void)advice_view(advise(index, k, peak_of("NVIDIA H100 80GB HBM3")), format); });
+    view([&] { (void)critical_path_table(critical_path(index, k), index); });
+  }
+  view([&] {
+    const std::vector<RankIndex> two = {{0, "rank0.json", &index}, {1, "rank1.json", &index}};
+    (void)advice_view(advise_all(two, true, ""), OutputFormat::Csv);
+  });
+  view([&] { (void)idle_time_table(idle_time(index), index); });
+  view([&] { (void)launch_stats_table(launch_stats(index), index); });
+  view([&] { (void)kernel_sequences_table(kernel_sequences(index, "ProfilerStep", 1)); });
 
   // Pictures: the last step, the first, a window over the middle of the trace, and the first host event's subtree.
   SvgOptions svg;

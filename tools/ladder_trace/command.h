@@ -40,6 +40,7 @@ Command add_kernels(CLI::App& app, Shared& shared);
 Command add_breakdown(CLI::App& app, Shared& shared);
 Command add_ranks(CLI::App& app, Shared& shared);
 Command add_memory(CLI::App& app, Shared& shared);
+Command add_advise(CLI::App& app, Shared& shared);
 
 // --max-json on a subcommand that reads traces.
 void add_max_json(CLI::App* sub, Shared& shared);

@@ -9,6 +9,7 @@
 //   ladder-trace breakdown FILE|FOLDER|- per step: where the wall time went, GPU idle time, stream concurrency
 //   ladder-trace ranks FOLDER           per step and rank: step time, communication vs computation, who waits for whom
 //   ladder-trace memory FILE            per step and device: peak allocated/reserved, what was alive at the peak, per op
+//   ladder-trace advise FILE|FOLDER|-   per step: what bounds it, measured, and the rung of the ladder that teaches the fix
 //
 // Each subcommand is one file beside this one (summary.cpp, ...); this one parses the command line, checks the files
 // and --max-json, runs the subcommand given, and turns every error into one line and a non-zero exit (2: the command
@@ -99,7 +100,8 @@ int main(int argc, char** argv) {
   Shared shared;
   const std::vector<Command> commands = {add_summary(app, shared), add_timeline(app, shared),  add_diff(app, shared),
                                          add_svg(app, shared),     add_open(app, shared),      add_kernels(app, shared),
-                                         add_breakdown(app, shared), add_ranks(app, shared), add_memory(app, shared)};
+                                         add_breakdown(app, shared), add_ranks(app, shared), add_memory(app, shared),
+                                         add_advise(app, shared)};
   if (argc == 1) {  // no subcommand: say which there are, in one line
     fmt::print(stderr, "error: a subcommand is needed ({}); ladder-trace --help says what each does\n",
                subcommand_names(app));

@@ -166,6 +166,36 @@ class Trace:
         return df
 
 
+    def advise(self, step=None):
+        """Per step, what bounds it, measured, and the rung of the ladder that teaches the fix: one row per finding
+        with its figure, unit, share (%), the line `ladder-trace advise` prints and the rung (`ladder-trace advise
+        --csv`; a folder: every rank's findings and the ranks', with a "rank" column)."""
+        return _frame(self._t.advise(_step(step)))
+
+    def idle_time(self, kernel_wait_ns=30000):
+        """traceinsight's idle time breakdown per stream, for the whole trace ("step" == "all", over the activities
+        traceinsight keeps) and per step: host wait, kernel wait (gaps under kernel_wait_ns: traceinsight's default
+        is 30 in the trace's microseconds, 30,000 ns), other; idle_time in us and its share of the stream's."""
+        return _frame(self._t.idle_time(int(kernel_wait_ns)))
+
+    def launch_stats(self):
+        """traceinsight's kernel launch statistics: per correlation id the launch call's duration, the activity's and
+        the launch delay (us), the outliers by its cut-offs (50 us, 100 us, an activity shorter than its call), and
+        "hta": 1 for the calls traceinsight counts (cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync,
+        cudaMemsetAsync)."""
+        return _frame(self._t.launch_stats())
+
+    def kernel_sequences(self, operator_name="ProfilerStep", min_pattern_len=3):
+        """traceinsight's frequent kernel sequences: for the shallowest ops whose name holds operator_name, the
+        activities each launched, by pattern, with their count and total GPU and CPU time."""
+        return _frame(self._t.kernel_sequences(str(operator_name), int(min_pattern_len)))
+
+    def critical_path(self, step=None):
+        """Per step, the chain of CPU time, launches and GPU activities from the step's start to the end of its
+        work, each edge with traceinsight's bound_by category and its duration (us)."""
+        return _frame(self._t.critical_path(_step(step)))
+
+
 def _frame(columns):
     """The one conversion to pandas: [(name, kind, values)] as the C++ module returns a table (kind "int", "float" or
     "str"), to a DataFrame with int64, float64 and object columns in that order, whatever the values."""

@@ -20,9 +20,14 @@
 
 #include "base/error.h"
 #include "records.h"
+#include "trace/analyses/advice.h"
+#include "trace/analyses/critical_path.h"
 #include "trace/analyses/hta_window.h"
+#include "trace/analyses/idle_time.h"
+#include "trace/analyses/kernel_sequences.h"
 #include "trace/analyses/kernel_table.h"
 #include "trace/analyses/key_averages_rows.h"
+#include "trace/analyses/launch_stats.h"
 #include "trace/analyses/memory_frames.h"
 #include "trace/analyses/step_frames.h"
 #include "trace/analyses/peaks.h"
@@ -210,6 +215,40 @@ class Traces {
     }
     return out;
   }
+  // advise --csv [--step S]: the findings (a folder: every rank's and the ranks'), as the command prints them.
+  nb::list advise(const std::string& step) const {
+    Table t;
+    {
+      nb::gil_scoped_release release;
+      std::vector<RankIndex> all;
+      for (const auto& r : ranks_) all.push_back(RankIndex{r->rank, r->path, r->index.get()});
+      t = advice_table(advise_all(all, folder_, step));
+    }
+    return table_to_python(t);
+  }
+  // traceinsight's analyses (trace/analyses/idle_time.h, launch_stats.h, kernel_sequences.h) and our critical path
+  // (critical_path.h), each rank's table under the last's, with a "rank" column last for a folder.
+  nb::list idle_time(int64_t kernel_wait_ns) const {
+    return per_rank_table([&](const Rank& r) {
+      return idle_time_table(ladder::idle_time(*r.index, kernel_wait_ns), *r.index);
+    });
+  }
+  nb::list launch_stats() const {
+    return per_rank_table([&](const Rank& r) {
+      return launch_stats_table(ladder::launch_stats(*r.index), *r.index);
+    });
+  }
+  nb::list kernel_sequences(const std::string& operator_name, int min_pattern_len) const {
+    if (operator_name.empty()) throw UsageError("operator_name must name an op (a part of its name: \"aten::linear\")");
+    return per_rank_table([&](const Rank& r) {
+      return kernel_sequences_table(ladder::kernel_sequences(*r.index, operator_name, min_pattern_len));
+    });
+  }
+  nb::list critical_path(const std::string& step) const {
+    return per_rank_table([&](const Rank& r) {
+      return critical_path_table(ladder::critical_path(*r.index, find_step(*r.index, step, r.path)), *r.index);
+    });
+  }
   // ranks --csv [--step S]: its own rank column (a single trace is one rank).
   nb::list rank_table(const std::string& step) const {
     std::vector<Column> cols;
@@ -314,5 +353,10 @@ NB_MODULE(_core, m) {
       .def("memory", &Traces::memory, nb::arg("step"))
       .def("memory_frame", &Traces::memory_frame, nb::arg("step"), nb::arg("which"))
       .def("rank_table", &Traces::rank_table, nb::arg("step"))
-      .def("hta_temporal", &Traces::hta_temporal);
+      .def("hta_temporal", &Traces::hta_temporal)
+      .def("advise", &Traces::advise, nb::arg("step"))
+      .def("idle_time", &Traces::idle_time, nb::arg("kernel_wait_ns"))
+      .def("launch_stats", &Traces::launch_stats)
+      .def("kernel_sequences", &Traces::kernel_sequences, nb::arg("operator_name"), nb::arg("min_pattern_len"))
+      .def("critical_path", &Traces::critical_path, nb::arg("step"));
 }
