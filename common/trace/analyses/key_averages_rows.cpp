@@ -114,8 +114,9 @@ OpTimes op_times(const TraceIndex& index) {
     if (is_gpu_activity(e.cat) && e.external_id >= 0) kernel_ns_by_ext[e.external_id] += e.dur_ns;
   }
   for (size_t i = 0; i < ev.size(); ++i) {
-    const int p = index.parent(static_cast<int>(i));
-    if (!is_overhead_event(ev[i]) || p < 0 || ev[p].external_id < 0) continue;
+    if (!is_overhead_event(ev[i])) continue;
+    const int p = index.interrupted(static_cast<int>(i));
+    if (p < 0 || ev[p].external_id < 0) continue;
     auto it = kernel_ns_by_ext.find(ev[p].external_id);
     if (it != kernel_ns_by_ext.end()) self_cuda[i] = it->second;
   }

@@ -92,37 +92,53 @@ TraceIndex::TraceIndex(const Trace& trace) : trace_(&trace) {
   // Nesting, per thread: walk each thread's events by start (longest first at equal starts) with a stack of the
   // ranges still open. An event that only partly overlaps the top of the stack closes it: no nesting. Python frames
   // stay out (see is_tree_event). Each event is pushed and popped once: linear after the sort.
+  //
+  // The profiler's overhead events ("Activity Buffer Request": CUPTI asking for a buffer) are written on a lane of
+  // their own, but torch's tree (EventList._populate_cpu_children) files them with the profiled thread's ops, the one
+  // that runs the steps, and nests them by the same rule: a long one closes the ops it only partly overlaps and takes
+  // the later ones under it as children. So do we, on the thread of the first ProfilerStep. A trace without steps
+  // files each under the innermost range that holds it, on whichever thread holds it deepest (below).
+  const bool steps_thread = !whole_trace_ && !steps_.empty();
+  const int64_t main_pid = steps_thread ? ev[steps_[0].event].pid : 0;
+  const int64_t main_tid = steps_thread ? ev[steps_[0].event].tid : 0;
   std::vector<int> order, overhead;
+  std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int>> keys;  // (pid, tid) of the walk, start, -dur
   for (int i = 0; i < n; ++i) {
-    if (is_overhead_event(ev[i])) overhead.push_back(i);
-    else if (is_tree_event(ev[i])) order.push_back(i);
+    if (is_overhead_event(ev[i]) && !steps_thread) {
+      overhead.push_back(i);
+    } else if (is_tree_event(ev[i])) {
+      const bool main = is_overhead_event(ev[i]);
+      keys.emplace_back(main ? main_pid : ev[i].pid, main ? main_tid : ev[i].tid, ev[i].ts_ns, -ev[i].dur_ns, i);
+    }
   }
-  {  // Sorted on compact keys, not through indices into the (large) events: a cache miss per comparison otherwise.
-    std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int>> keys;
-    keys.reserve(order.size());
-    for (int i : order) keys.emplace_back(ev[i].pid, ev[i].tid, ev[i].ts_ns, -ev[i].dur_ns, i);
-    std::sort(keys.begin(), keys.end());
-    for (size_t k = 0; k < keys.size(); ++k) order[k] = std::get<4>(keys[k]);
-  }
+  // Sorted on compact keys, not through indices into the (large) events: a cache miss per comparison otherwise.
+  std::sort(keys.begin(), keys.end());
+  order.reserve(keys.size() + overhead.size());
   std::vector<int> stack;
   std::vector<size_t> thread_begin;  // where each thread's run starts in `order`
-  for (size_t k = 0; k < order.size(); ++k) {
-    const int i = order[k];
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const int i = std::get<4>(keys[k]);
     const Event& e = ev[i];
-    if (k == 0 || ev[order[k - 1]].pid != e.pid || ev[order[k - 1]].tid != e.tid) {
+    if (k == 0 || std::get<0>(keys[k - 1]) != std::get<0>(keys[k]) || std::get<1>(keys[k - 1]) != std::get<1>(keys[k])) {
       stack.clear();
       thread_begin.push_back(k);
+    }
+    if (is_overhead_event(e)) {  // what it interrupted: the innermost open range that holds its start
+      for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+        if (ev[*it].end_ns() > e.ts_ns) {
+          interrupted_[i] = *it;
+          break;
+        }
+      }
     }
     while (!stack.empty() && !(ev[stack.back()].ts_ns <= e.ts_ns && e.end_ns() <= ev[stack.back()].end_ns())) {
       stack.pop_back();
     }
     if (!stack.empty()) parent_[i] = stack.back();
     stack.push_back(i);
+    order.push_back(i);
   }
   thread_begin.push_back(order.size());
-  // The profiler's overhead events ("Activity Buffer Request": CUPTI asked for a buffer in the middle of a launch)
-  // are written on a lane of their own, but torch files them under the op that was running, on that op's thread.
-  // So do we: the innermost range that holds the event, on whichever thread holds it deepest (latest start).
   for (int i : overhead) {
     const Event& e = ev[i];
     int best = -1;
@@ -136,8 +152,9 @@ TraceIndex::TraceIndex(const Trace& trace) : trace_(&trace) {
       if (j >= 0 && (best < 0 || ev[j].ts_ns > ev[best].ts_ns)) best = j;
     }
     parent_[i] = best;
-    order.push_back(i);
+    if (best >= 0) interrupted_[i] = best;
   }
+  order.insert(order.end(), overhead.begin(), overhead.end());
   // Children lists from the parents, flat: one count, one prefix sum, one fill (no vector per event).
   child_begin_.assign(static_cast<size_t>(n) + 1, 0);
   for (int i : order) {

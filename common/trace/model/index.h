@@ -46,6 +46,11 @@ class TraceIndex {
   int launch_of(int i) const { return launch_[static_cast<size_t>(i)]; }  // GPU activity -> its API call, or -1
   int op_of(int i) const { return op_[static_cast<size_t>(i)]; }  // GPU activity or API call -> innermost cpu_op, or -1
   int parent(int i) const { return parent_[static_cast<size_t>(i)]; }  // host events: the enclosing event, or -1
+  // A profiler overhead event: the innermost range that was running when it began (it may end after it), or -1.
+  int interrupted(int i) const {
+    auto it = interrupted_.find(i);
+    return it == interrupted_.end() ? -1 : it->second;
+  }
   // The events directly nested in host event i (any order), a view into one flat array.
   struct Children {
     const int *b, *e;
@@ -69,7 +74,8 @@ class TraceIndex {
   bool whole_trace_ = false;
   std::vector<Step> steps_;
   std::vector<int> step_, launch_, op_, parent_, host_order_;
-  std::vector<int> child_begin_, child_list_;  // children of i: child_list_[child_begin_[i] .. child_begin_[i+1])
+  std::vector<int> child_begin_, child_list_;
+  std::unordered_map<int, int> interrupted_;  // overhead event -> the range it interrupted  // children of i: child_list_[child_begin_[i] .. child_begin_[i+1])
   std::vector<std::vector<int>> gpu_of_step_;
   std::unordered_map<int64_t, int> host_by_ext_;
 
