@@ -4,7 +4,7 @@
 # With the CUDA toolkit present, the CPU tests also run once more in a build with CUDA switched off (preset `nocuda`,
 # in build-nocuda/), the build a reader without the toolkit gets, so that neither configuration rots.
 # Its arguments go to ctest. One test, the consumer check (label `consumers`), installs HolisticTraceAnalysis, the
-# TensorBoard profiler plugin and pandas from PyPI into build/tools/consumers/venvs/ (about 580 MB) on its first run;
+# TensorBoard profiler plugin, pandas and traceinsight from PyPI into build/tools/consumers/venvs/ (about 870 MB) on its first run;
 # `scripts/test.sh -LE consumers` leaves it out. The last lines sum up both builds' tests, then say what did not run and
 # why, one line per reason.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"  # started as `sh scripts/...`: the lines below need bash
@@ -15,8 +15,8 @@ cmake --build --preset default
 # Chapter 05 (our kernels as PyTorch ops) is built and tested only with -DLADDER_TORCH=ON: say so when it was not.
 grep -q '^LADDER_TORCH:BOOL=ON' build/CMakeCache.txt 2>/dev/null ||
   echo "05_torch_op: skipped (it needs torch >= 2.9 for CUDA 13: configure with -DLADDER_TORCH=ON, see 05_torch_op/README.md)"
-[ -d build/tools/consumers/venvs ] || echo "The consumer check installs HTA, the TensorBoard profiler plugin and pandas" \
-  "from PyPI into build/tools/consumers/venvs/ (about 580 MB) on this first run, and the Python package's test builds" \
+[ -d build/tools/consumers/venvs ] || echo "The consumer check installs HTA, the TensorBoard profiler plugin, pandas and" \
+  "traceinsight from PyPI into build/tools/consumers/venvs/ (about 870 MB) on this first run, and the Python package's test builds" \
   "its wheel in a virtualenv of its own; 'scripts/test.sh -LE \"consumers|python\"' skips both."
 
 # run_ctest NAME LOG ARGS...: ctest with its output on the console and in LOG; the result is summed up at the end.
