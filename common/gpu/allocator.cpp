@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cuda/check.h"
@@ -67,6 +68,7 @@ struct Pools {
   std::vector<DevicePool> devices;          // index: the CUDA device
   std::unordered_map<void*, Block> blocks;  // every block we hold, handed out or not
   int poison = 0;                           // live PoisonAllocations
+  CudaFree cuda_free = &cudaFree;           // replace_cuda_free_for_tests
 
   DevicePool& on(int device) {  // with the mutex held
     if (device >= static_cast<int>(devices.size())) devices.resize(device + 1);
@@ -96,7 +98,7 @@ struct Pools {
         d.cached.erase(d.cached.begin());
         blocks.erase(p);
         d.totals.reserved -= static_cast<int64_t>(bytes);
-        CUDA_CHECK(cudaFree(p));
+        check_cuda(cuda_free(p), "cudaFree(p)", __FILE__, __LINE__);  // cuda_free is cudaFree outside a test
       }
     });
   }
@@ -237,6 +239,12 @@ void empty_cache() {
   Pools& pl = pools();
   std::lock_guard<std::mutex> lock(pl.mutex);
   for (int device = 0; device < static_cast<int>(pl.devices.size()); ++device) pl.release_cached(device);
+}
+
+CudaFree replace_cuda_free_for_tests(CudaFree f) {
+  Pools& pl = pools();
+  std::lock_guard<std::mutex> lock(pl.mutex);
+  return std::exchange(pl.cuda_free, f);
 }
 
 PoisonAllocations::PoisonAllocations() {

@@ -61,6 +61,11 @@ void reset_peak_allocated();
 // blocks freed after record_stream() wait for.
 void empty_cache();
 
+// For tests: the function the pool gives a block back to the driver with, cudaFree until replaced. Returns the one it
+// replaces. A test swaps in one that fails, to see empty_cache() report the failure in one line that names cudaFree.
+using CudaFree = cudaError_t (*)(void* p);
+CudaFree replace_cuda_free_for_tests(CudaFree f);
+
 // While one of these lives, every block handed out is first filled with 0xFF bytes (NaN in float32 and bf16), so an
 // element a kernel forgets to write fails a check even when the block comes back from the pool with old values. For
 // checked runs only: the fill is a cudaMemsetAsync per allocation, on the current stream (where the block's first

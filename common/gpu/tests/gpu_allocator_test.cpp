@@ -1,7 +1,8 @@
 // The caching allocator (gpu/allocator.h) on a GPU: a freed block waits in the pool and comes back for the next
 // request of its size without a cudaMalloc, the totals say what is handed out and what is held, poisoned blocks are
 // NaN (poisoned on the block's stream), tensors give their blocks back when their last view goes, a double free or a
-// foreign pointer is refused, and a block another stream uses waits for it. Without a GPU every test skips.
+// foreign pointer is refused, a block another stream uses waits for it, and a failed cudaFree is reported where it
+// happens. Without a GPU every test skips.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -244,6 +245,45 @@ TEST(CachingAllocator, ThePoisonRunsOnTheBlocksStream) {
   EXPECT_EQ(before[0], 0) << "the poison ran before the work queued earlier on the block's stream";
   for (uint16_t v : after) ASSERT_EQ(v, 0xFFFF);
   device_free(b);
+}
+
+// A cudaFree that fails, counting its calls. It gives the block back all the same, so that nothing leaks and nothing is
+// freed twice, whichever block it fails on.
+int failed_frees = 0;
+cudaError_t failing_cuda_free(void* p) {
+  ++failed_frees;
+  CUDA_CHECK(cudaFree(p));
+  return cudaErrorInvalidValue;
+}
+
+// Swaps the allocator's cudaFree for `f` while it lives.
+class SwapCudaFree {
+ public:
+  explicit SwapCudaFree(ladder::CudaFree f) : before_(ladder::replace_cuda_free_for_tests(f)) {}
+  ~SwapCudaFree() { ladder::replace_cuda_free_for_tests(before_); }
+  SwapCudaFree(const SwapCudaFree&) = delete;
+  SwapCudaFree& operator=(const SwapCudaFree&) = delete;
+
+ private:
+  ladder::CudaFree before_;
+};
+
+// empty_cache() reports a failed cudaFree in one line that names it, where the pool gives the block back. Before, the
+// pool ignored what cudaFree returned: the block was forgotten and the error went unsaid (or, a sticky one, was blamed
+// on a later call).
+TEST(CachingAllocator, AFailedCudaFreeIsReportedWhereItHappens) {
+  SKIP_WITHOUT_GPU();
+  ladder::empty_cache();  // so that the pool holds only the block below, whose cudaFree fails
+  void* a = device_allocate(7168);
+  device_free(a);
+  failed_frees = 0;
+  {
+    const SwapCudaFree failing(&failing_cuda_free);
+    EXPECT_TRUE(throws_error([] { ladder::empty_cache(); },
+                             "(cudaErrorInvalidValue) in `cudaFree(p)` at common/gpu/allocator.cpp:"));
+  }
+  EXPECT_EQ(failed_frees, 1);  // the first failure is the one reported
+  ladder::empty_cache();       // the real cudaFree again: nothing left to fail
 }
 
 }  // namespace
