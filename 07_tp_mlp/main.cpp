@@ -7,6 +7,8 @@
 //   --mode tp       the two GEMMs, then the all-reduce of y on the communication stream (PyTorch's TP plan)
 //   --mode overlap  the rows in --chunks chunks: chunk i's all-reduce runs while chunk i+1's GEMMs do
 //   --mode sp       sequence parallel: x and y split by rows; an all-gather of x, the GEMMs, a reduce-scatter of y
+//   --mode fused    sp, but the down GEMM writes each owner's rows straight into its memory (NCCL's device API) and
+//                   a small kernel adds them up there: no NCCL collective kernel for the reduce-scatter
 //   --window        the collectives' buffers in NCCL windows: NCCL's symmetric kernels instead of its ring
 //   --nccl-sms N    NCCL's collectives on N blocks, and overlap's GEMMs on the other SMs, so the two run side by side
 //
@@ -85,8 +87,9 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--mode", o.mode,
                  "what the profiled forward runs: tp (GEMMs, then one all-reduce), overlap "
                  "(chunks whose all-reduces overlap the next chunk's GEMMs) or sp (x and y split by rows: an "
-                 "all-gather of x, the GEMMs, a reduce-scatter of y)")
-      ->check(CLI::IsMember({"tp", "overlap", "sp"}))
+                 "all-gather of x, the GEMMs, a reduce-scatter of y) or fused (sp, with the down GEMM writing each "
+                 "rank's rows into that rank's memory, NCCL 2.28's device API)")
+      ->check(CLI::IsMember({"tp", "overlap", "sp", "fused"}))
       ->capture_default_str();
   app.add_option("--chunks", o.chunks, "chunks of rows in --mode overlap")
       ->check(int_range(1, 64))
@@ -141,6 +144,9 @@ class Run {
   std::optional<ch07::Communicator> comm_;
   std::optional<Tensor> x_, gate_, up_, down_, m_full_, m_, y_one_, y_tp_, y_overlap_;
   std::optional<Tensor> x_rows_, x_all_, m_all_, y_all_, y_rows_, y_sp_;  // --mode sp: this rank's rows, and all
+  std::optional<ch07::PeerSlots> slots_;          // --mode fused's inboxes, when it can run here
+  std::optional<Tensor> y_fused_rows_, y_fused_;  // --mode fused: this rank's rows of y, and all of them
+  std::string fused_note_;                        // why fused cannot run here, when it cannot
   std::optional<ch07::Shard> shard_;
   std::optional<ch07::TensorParallelMlp> mlp_;
   ch07::Forwards forwards_;
@@ -222,7 +228,10 @@ int Run::take_gpu() {
                   {pad, hs_},
                   {pad, d},
                   {rr, d},
-                  {pad, d}},
+                  {pad, d},
+                  {pad, d},   // fused's inbox
+                  {rr, d},    // fused's rows of y
+                  {pad, d}},  // and all of them, for the check
                  dt_);
     if (rank_ == 0 && !o_.common.check_only) ensure_writable_dir(folder_);
   });
@@ -265,6 +274,8 @@ int Run::make_buffers() {
     y_one_ = empty({b, s, d}, dt_);
     m_all_ = empty({padded_, hs_}, dt_);
     y_sp_ = empty({padded_, d}, dt_);
+    y_fused_rows_ = empty({rows_per_rank_, d}, dt_);
+    y_fused_ = empty({padded_, d}, dt_);
   });
   if (rc >= 0) return rc;
   return stage(world_, "comm-buffers", {}, [&] {
@@ -281,6 +292,12 @@ int Run::make_buffers() {
                   mine = std::min(rows_, first + rows_per_rank_) - first;
     CUDA_CHECK(cudaMemcpy(x_rows_->data, static_cast<char*>(x_->data) + first * d * dtype_size(dt_),
                           mine * d * dtype_size(dt_), cudaMemcpyDeviceToDevice));
+    // fused's inboxes (collective: NCCL's device communicator and a window), only when asked for: NCCL gives them
+    // only to ranks whose GPUs reach each other's memory (NVLink, or PCIe peer to peer), and refuses the others.
+    if (o_.mode == "fused")
+      slots_.emplace(*comm_, rows_per_rank_, d);
+    else
+      fused_note_ = "it runs with --mode fused";
     mlp_.emplace(*shard_, *comm_, o_.kernel, 64, o_.nccl_sms > 0 ? gpu_.sms - o_.nccl_sms : 0);
     make_forwards();
   });
@@ -294,6 +311,7 @@ void Run::make_forwards() {
   forwards_.tp = [this] { mlp_->tp(*x_, *m_, *y_tp_); };
   forwards_.overlap = [this](int c) { mlp_->overlap(*x_, *m_, *y_overlap_, c); };
   forwards_.sp = [this] { mlp_->sp(*x_rows_, *x_all_, *m_all_, *y_all_, *y_rows_); };
+  if (slots_) forwards_.fused = [this] { mlp_->fused(*x_rows_, *x_all_, *m_all_, *slots_, *y_fused_rows_); };
   forwards_.chunks = o_.chunks;
   forwards_.y = &*y_tp_;
   forwards_.y_plain = o_.window ? &*y_one_ : nullptr;
@@ -302,14 +320,18 @@ void Run::make_forwards() {
 // ---- every forward once, each checked against the CPU on every rank, and the ranks against each other -------------
 int Run::check_forwards() {
   int rc = stage(world_, "forwards", {}, [&] {
-    for (const Tensor* t :
-         {&*m_full_, &*m_, &*y_one_, &*y_tp_, &*y_overlap_, &*x_all_, &*m_all_, &*y_all_, &*y_rows_, &*y_sp_})
+    for (const Tensor* t : {&*m_full_, &*m_, &*y_one_, &*y_tp_, &*y_overlap_, &*x_all_, &*m_all_, &*y_all_, &*y_rows_,
+                            &*y_sp_, &*y_fused_rows_, &*y_fused_})
       poison(*t);
     forwards_.one_gpu();
     forwards_.tp();
     forwards_.overlap(o_.chunks);
     forwards_.sp();
     comm_->all_gather(*y_rows_, *y_sp_);  // for the check only: every rank's rows of sp's y, in order
+    if (forwards_.fused) {
+      forwards_.fused();
+      comm_->all_gather(*y_fused_rows_, *y_fused_);  // the same for fused
+    }
     comm_->sync();
   });
   if (rc >= 0) return rc;
@@ -317,11 +339,13 @@ int Run::check_forwards() {
   // Every rank holds the whole y after the all-reduce (and after sp's check gathered its rows): the same bits
   // everywhere, or the sum went wrong somewhere.
   rc = stage(world_, "compare", {}, [&] {
-    const std::vector<std::string> all = world_.all_gather(sums_[1] + " " + sums_[2] + " " + sums_[3]);
+    std::string mine;
+    for (size_t i = 1; i < sums_.size(); ++i) mine += (i > 1 ? " " : "") + sums_[i];
+    const std::vector<std::string> all = world_.all_gather(mine);
     for (int r = 1; r < ranks_; ++r) {
       if (all[static_cast<size_t>(r)] != all[0])
-        throw Error(fmt::format("the ranks' outputs differ: rank {}'s tp, overlap and sp checksums are {}, rank 0's {}",
-                                r, all[static_cast<size_t>(r)], all[0]));
+        throw Error(fmt::format("the ranks' outputs differ: rank {}'s tp, overlap, sp{} checksums are {}, rank 0's {}",
+                                r, forwards_.fused ? " and fused" : "", all[static_cast<size_t>(r)], all[0]));
     }
     gpus_ = world_.all_gather(fmt::format("rank {}: GPU {}: {} (sm_{}{}, {} SMs)", rank_, gpu_.id, gpu_.name,
                                           gpu_.major, gpu_.minor, gpu_.sms));
@@ -335,19 +359,30 @@ int Run::check_forwards() {
 
 void Run::check_outputs() {
   const Tensor y_sp_rows = view_of(y_sp_->data, dt_, {o_.batch, o_.seq, o_.dim});  // without the padding rows
+  const Tensor y_fused_rows = view_of(y_fused_->data, dt_, {o_.batch, o_.seq, o_.dim});
   ch07::ReferenceRows ref(o_.common.seed + 1, o_.common.seed + 2, o_.common.seed + 3, o_.common.seed + 4, o_.dim,
                           o_.hidden, dt_);
   for (auto [name, y] : {std::pair<const char*, const Tensor*>{"one GPU", &*y_one_},
                          {"tp", &*y_tp_},
                          {"overlap", &*y_overlap_},
-                         {"sp", &y_sp_rows}}) {
+                         {"sp", &y_sp_rows},
+                         {"fused", &y_fused_rows}}) {
+    if (y == &y_fused_rows && !forwards_.fused) {
+      check_lines_ += fmt::format("check (fused): not run: {}\n", fused_note_);
+      continue;
+    }
     check_lines_ += fmt::format("check ({}): {}\n", name, ref.check(*y, rows_, name));
     sums_.push_back(fmt::format("{:#018x}", checksum(*y)));
   }
-  const std::vector<float> a = to_host(*y_tp_), b = to_host(y_sp_rows);
-  size_t differ = 0;
-  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
-  check_lines_ += fmt::format("sp's y against tp's: {} of {} values differ\n", differ, a.size());
+  const auto count_differ = [](const Tensor& x, const Tensor& y) {
+    const std::vector<float> a = to_host(x), b = to_host(y);
+    size_t differ = 0;
+    for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+    return fmt::format("{} of {} values differ", differ, a.size());
+  };
+  check_lines_ += fmt::format("sp's y against tp's: {}\n", count_differ(*y_tp_, y_sp_rows));
+  if (forwards_.fused)
+    check_lines_ += fmt::format("fused's y against sp's: {}\n", count_differ(y_sp_rows, y_fused_rows));
 }
 
 void Run::print_checks() const {
@@ -362,8 +397,8 @@ void Run::print_checks() const {
   fmt::print("{}", check_lines_);
   fmt::print(
       "every rank passed the same checks; output checksums, the same on every rank: one GPU {}, tp {}, "
-      "overlap {} ({} chunks), sp {}\n",
-      sums_[0], sums_[1], sums_[2], o_.chunks, sums_[3]);
+      "overlap {} ({} chunks), sp {}{}\n",
+      sums_[0], sums_[1], sums_[2], o_.chunks, sums_[3], sums_.size() > 4 ? ", fused " + sums_[4] : "");
 }
 
 // ---- each rank profiles the chosen forward and writes its trace into the run's folder -----------------------------
@@ -371,6 +406,7 @@ int Run::profile() {
   std::function<void()> forward = [this] { forwards_.overlap(o_.chunks); };
   if (o_.mode == "tp") forward = forwards_.tp;
   if (o_.mode == "sp") forward = forwards_.sp;
+  if (o_.mode == "fused") forward = forwards_.fused;
   int rc = stage(world_, "profile", {}, [&] { trace_ = ch07::profile_rank(o_.common.schedule, forward, *comm_); });
   if (rc >= 0) return rc;
   // One stamp and one base time for every rank: rank 0's. The ranks share the host's clock (CLOCK_REALTIME, which
@@ -401,7 +437,10 @@ int Run::profile() {
 // and the table says why.
 int Run::time_forwards() {
   ch07::Timings t;
-  int rc = stage(world_, "timing", {}, [&] { t = ch07::time_eager(forwards_); });
+  int rc = stage(world_, "timing", {}, [&] {
+    t = ch07::time_eager(forwards_);
+    t.fused_note = fused_note_;
+  });
   if (rc >= 0) return rc;
   ch07::Graphs graphs;
   bool replay = false;

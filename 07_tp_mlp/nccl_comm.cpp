@@ -133,6 +133,12 @@ ladder::Tensor Communicator::window_tensor(const ladder::Shape& shape, ladder::D
 #endif
 }
 
+Communicator::WindowHandle Communicator::window_of(const ladder::Tensor& t) const {
+  for (const Window& w : windows_)
+    if (w.data == t.data) return w.window;
+  throw ladder::Error("window_of: the tensor was not made by window_tensor() of this communicator");
+}
+
 namespace {
 
 ncclDataType_t nccl_type(const ladder::Tensor& t) {

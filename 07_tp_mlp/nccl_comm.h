@@ -76,20 +76,28 @@ class Communicator {
 
   // ncclCommAbort, once: NCCL's kernels end and no call of this communicator waits any more. Any thread may call it.
   void abort() const;
+  bool aborted() const { return aborted_; }
 
- private:
-  // Polls ncclCommGetAsyncError until the communicator's last call (`result`, the call `expr` at file:line) is done:
-  // returns when it succeeded; aborts the communicator and throws when it failed or the deadline passed.
-  void finish(ncclResult_t result, const char* expr, const char* file, int line) const;
-  // Runs `nccl` (one NCCL call, `expr` its text for an error, at file:line of the caller) inside what torch records
-  // around a collective: a cpu_op record_param_comms with the call's args, and the user range `range`.
-  void recorded(const ladder::CollectiveCall& call, const char* range, const std::function<ncclResult_t()>& nccl,
-                const char* expr, const char* file, int line) const;
+  // For NCCL calls made elsewhere (peer_slots.cu's device API): the communicator, and the window that holds a tensor
+  // window_tensor() made.
+  ncclComm_t handle() const { return comm_; }
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
   using WindowHandle = ncclWindow_t;
 #else
   using WindowHandle = void*;  // NCCL before 2.27 has no windows (window_tensor refuses)
 #endif
+  WindowHandle window_of(const ladder::Tensor& t) const;
+
+  // Polls ncclCommGetAsyncError until the communicator's last call (`result`, the call `expr` at file:line) is done:
+  // returns when it succeeded; aborts the communicator and throws when it failed or the deadline passed.
+  void finish(ncclResult_t result, const char* expr, const char* file, int line) const;
+  // Runs `nccl` (one NCCL call, or a launch of a kernel that communicates; `expr` its text for an error, at file:line
+  // of the caller) inside what torch records around a collective: a cpu_op record_param_comms with the call's args,
+  // and the user range `range`.
+  void recorded(const ladder::CollectiveCall& call, const char* range, const std::function<ncclResult_t()>& nccl,
+                const char* expr, const char* file, int line) const;
+
+ private:
   struct Window {
     void* data = nullptr;
     WindowHandle window = nullptr;

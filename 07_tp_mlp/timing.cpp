@@ -70,6 +70,7 @@ Graphs capture_graphs(const Forwards& f) {
     g.graphs.push_back(std::make_unique<ladder::CudaGraph>(f.tp));
     for (int c : chunk_counts(f.chunks)) g.graphs.push_back(std::make_unique<ladder::CudaGraph>([&] { f.overlap(c); }));
     g.graphs.push_back(std::make_unique<ladder::CudaGraph>(f.sp));
+    if (f.fused) g.graphs.push_back(std::make_unique<ladder::CudaGraph>(f.fused));
   } catch (const std::exception& e) {
     g.graphs.clear();
     g.note = e.what();
@@ -86,6 +87,7 @@ Timings time_eager(const Forwards& f) {
   t.tp = median_of(timer, f.tp);
   for (int c : chunk_counts(f.chunks)) t.overlap.push_back({c, median_of(timer, [&] { f.overlap(c); })});
   t.sp = median_of(timer, f.sp);
+  if (f.fused) t.fused = median_of(timer, f.fused);
   return t;
 }
 
@@ -101,6 +103,10 @@ void time_replays(Timings& t, const Forwards& f, const Graphs* graphs, const Com
     }
     const ladder::CudaGraph& sp_graph = *graphs->graphs[++g];
     t.sp_graph = median_of(timer, [&] { sp_graph.launch(); });
+    if (f.fused) {
+      const ladder::CudaGraph& fused_graph = *graphs->graphs[++g];
+      t.fused_graph = median_of(timer, [&] { fused_graph.launch(); });
+    }
   }
   // y is summed into itself again and again here: its values are spent (they were checked before), its bytes are not.
   t.all_reduce_alone = median_of(timer, [&] { comm.all_reduce_sum(*f.y, ladder::current_stream()); });
@@ -123,8 +129,8 @@ Timings share_timings(const World& world, Timings t) {
   const auto share = [&](std::vector<double>& v) {
     if (!v.empty()) v = world.all_gather(v.front());
   };
-  for (std::vector<double>* v : {&t.one_gpu, &t.tp, &t.sp, &t.tp_graph, &t.sp_graph, &t.all_reduce_alone,
-                                 &t.all_reduce_plain, &t.nccl_kernel_in_trace})
+  for (std::vector<double>* v : {&t.one_gpu, &t.tp, &t.sp, &t.fused, &t.tp_graph, &t.sp_graph, &t.fused_graph,
+                                 &t.all_reduce_alone, &t.all_reduce_plain, &t.nccl_kernel_in_trace})
     share(*v);
   for (auto& [c, v] : t.overlap) share(v);
   for (auto& [c, v] : t.overlap_graph) share(v);
@@ -148,11 +154,16 @@ std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim,
   for (const auto& [c, v] : t.overlap)
     row(fmt::format("overlap ({} GPUs, {} chunks){}", ranks, c, c == chunks ? " *" : ""), v);
   row(fmt::format("sp ({} GPUs)", ranks), t.sp);
+  if (!t.fused.empty())
+    row(fmt::format("fused ({} GPUs)", ranks), t.fused);
+  else
+    out += fmt::format("  (no fused row: {})\n", t.fused_note);
   if (!t.tp_graph.empty()) {
     row(fmt::format("tp ({} GPUs), CUDA graph", ranks), t.tp_graph);
     for (const auto& [c, v] : t.overlap_graph)
       row(fmt::format("overlap ({} GPUs, {} chunks), CUDA graph{}", ranks, c, c == chunks ? " *" : ""), v);
     row(fmt::format("sp ({} GPUs), CUDA graph", ranks), t.sp_graph);
+    if (!t.fused_graph.empty()) row(fmt::format("fused ({} GPUs), CUDA graph", ranks), t.fused_graph);
   } else {
     out += fmt::format("  (no CUDA graph rows: capturing the forward failed: {})\n", t.graph_note);
   }
@@ -182,7 +193,9 @@ std::string timing_table(const Timings& t, int ranks, int64_t rows, int64_t dim,
     out += fmt::format(
         "{}: {} NCCL kernels per step in the trace, each {:.1f} us on the mean ({:.1f} us per step against {:.1f} "
         "us for y's all-reduce alone)   [{}]\n",
-        mode == "sp" ? "The all-gather of x and the reduce-scatter of y inside sp" : "All-reduces inside overlap",
+        mode == "sp"      ? "The all-gather of x and the reduce-scatter of y inside sp"
+        : mode == "fused" ? "The all-gather of x and the reduction of the slots inside fused"
+                          : "All-reduces inside overlap",
         t.nccl_kernels_per_step, inside, inside * t.nccl_kernels_per_step, alone, per_rank(t.nccl_kernel_in_trace));
   }
   if (t.nccl_transfer_in_trace > 0) {

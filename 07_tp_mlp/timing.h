@@ -24,11 +24,13 @@ struct Timings {
   std::vector<double> one_gpu, tp;  // the unsharded forward on each rank's GPU alone; --mode tp
   std::vector<std::pair<int, std::vector<double>>> overlap;  // (chunks, per rank)
   std::vector<double> sp;                                    // --mode sp
+  std::vector<double> fused;  // --mode fused; empty when it cannot run here (fused_note says why)
+  std::string fused_note;
   // The same forwards replayed from CUDA graphs (captured once: no host work between their kernels); empty when a
   // capture failed, and then graph_note says why.
   std::vector<double> tp_graph;
   std::vector<std::pair<int, std::vector<double>>> overlap_graph;
-  std::vector<double> sp_graph;
+  std::vector<double> sp_graph, fused_graph;
   std::string graph_note;
   std::vector<double> all_reduce_alone;      // an all-reduce of y's bytes, nothing else running
   std::vector<double> all_reduce_plain;      // the same outside an NCCL window (NCCL's ring), when y is in one
@@ -44,14 +46,15 @@ struct Timings {
 // The forwards a run times, each on this rank's compute stream.
 struct Forwards {
   std::function<void()> one_gpu, tp, sp;
+  std::function<void()> fused;  // empty when --mode fused cannot run here
   std::function<void(int chunks)> overlap;
   int chunks = 2;                           // the run's --chunks
   const ladder::Tensor* y = nullptr;        // summed into itself by the all-reduce timed alone
   const ladder::Tensor* y_plain = nullptr;  // the same bytes outside an NCCL window, when y is in one
 };
 
-// tp, overlap at each chunk count of the table and sp, captured into CUDA graphs on this rank: local work (a capture
-// records NCCL's kernels, it runs none). When a capture fails, no graphs and `note` says why.
+// tp, overlap at each chunk count of the table, sp and fused, captured into CUDA graphs on this rank: local work (a
+// capture records NCCL's kernels, it runs none). When a capture fails, no graphs and `note` says why.
 struct Graphs {
   std::vector<std::unique_ptr<ladder::CudaGraph>> graphs;
   std::string note;

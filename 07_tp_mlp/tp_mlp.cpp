@@ -89,6 +89,25 @@ void TensorParallelMlp::sp(const Tensor& x_rows, const Tensor& x_all, const Tens
   hand_over(3, comm_.stream(), compute);
 }
 
+void TensorParallelMlp::fused(const Tensor& x_rows, const Tensor& x_all, const Tensor& m_all, const PeerSlots& slots,
+                              const Tensor& y_rows) const {
+  const cudaStream_t compute = ladder::current_stream();
+  const int64_t rows = y_rows.size(0), hs = m_all.size(1);
+  hand_over(0, compute, comm_.stream());
+  comm_.all_gather(x_rows, x_all);
+  hand_over(1, comm_.stream(), compute);
+  ch04::geglu_gemm(x_all, w_.gate, w_.up, m_all, variant_);
+  // Owner by owner, starting with the next rank, so that at any moment the ranks write into different peers and
+  // no GPU's links take every rank's stores at once; this rank's own rows last.
+  for (int k = 1; k <= comm_.size(); ++k) {
+    const int owner = (comm_.rank() + k) % comm_.size();
+    ladder::ops::linear(rows_of(m_all, owner * rows, rows, hs), w_.down, nullptr, slots.to(owner));
+  }
+  hand_over(2, compute, comm_.stream());
+  slots.reduce(y_rows);
+  hand_over(3, comm_.stream(), compute);
+}
+
 void TensorParallelMlp::overlap(const Tensor& x, const Tensor& m, const Tensor& y, int chunks) const {
   if (chunks < 1 || static_cast<size_t>(chunks) >= events_.size())
     throw ladder::Error(fmt::format("overlap: {} chunks, expected 1 to {}", chunks, events_.size() - 1));

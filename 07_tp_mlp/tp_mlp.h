@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "07_tp_mlp/nccl_comm.h"
+#include "07_tp_mlp/peer_slots.h"
 #include "gpu/tensor.h"
 
 namespace ch07 {
@@ -53,6 +54,11 @@ class TensorParallelMlp {
   // bytes on the links are those of the all-reduce, in two halves with the GEMMs between them.
   void sp(const ladder::Tensor& x_rows, const ladder::Tensor& x_all, const ladder::Tensor& m_all,
           const ladder::Tensor& y_all, const ladder::Tensor& y_rows) const;
+  // --mode fused: sp without y_all and without NCCL's reduce-scatter kernel (peer_slots.h). After the all-gather and
+  // the gate/up GEMM, the down GEMM runs once per owner rank o, on o's R rows of m_all, and writes straight into
+  // slots.to(o), this rank's slot in o's memory; then slots.reduce sums this rank's slots into y_rows.
+  void fused(const ladder::Tensor& x_rows, const ladder::Tensor& x_all, const ladder::Tensor& m_all,
+             const PeerSlots& slots, const ladder::Tensor& y_rows) const;
 
  private:
   void hand_over(int i, cudaStream_t from, cudaStream_t to) const;  // `to` waits for what `from` has queued so far

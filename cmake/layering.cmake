@@ -64,7 +64,7 @@ set(allow_chapters "fmt/|CLI/|${cuda}|${cuda_device}")  # every chapter's folder
 set(torch "torch/|ATen/|c10/")
 set(allow_05_torch_op "${torch}")                     # and what a chapter adds: PyTorch's C++ API (05's op library,
 set(allow_06_train_mlp "${torch}")                    # which 06 adds its ops to), MPI, NCCL and POSIX
-set(allow_07_tp_mlp "mpi\\.h$|nccl\\.h$|${posix}")
+set(allow_07_tp_mlp "mpi\\.h$|nccl\\.h$|nccl_device\\.h$|${posix}")
 set(allow_tests "gtest/|gmock/|nlohmann/")
 # What a chapter offers the later ones, beyond its kernels.cuh: 04's overlap kernel as a template (overlap.cuh), which
 # 06's training forward instantiates with its kKeep flag; 05's op library, to which a later chapter adds its PyTorch

@@ -26,7 +26,7 @@ endfunction()
 ladder_expect(07_tp_mlp.help_describes_every_option EXIT 0
               REGEX "--batch.*--seq.*--dim.*--hidden.*--mode[^\n]*tp[^\n]*overlap.*--chunks.*--nccl-sms.*--window.*--kernel.*--timeout"
               COMMAND ${root_ok} ${CHAPTER_EXE} --help)
-tp_one_error(07_tp_mlp.bad_mode 2 "error: --mode: pipeline not in \\{tp,overlap,sp\\}"
+tp_one_error(07_tp_mlp.bad_mode 2 "error: --mode: pipeline not in \\{tp,overlap,sp,fused\\}"
              COMMAND ${np2} ${CHAPTER_EXE} --mode pipeline)
 tp_one_error(07_tp_mlp.bad_chunks 2 "error: --chunks: must be an integer from 1 to 64, got 0"
              COMMAND ${np2} ${CHAPTER_EXE} --chunks 0)
@@ -55,6 +55,20 @@ foreach(shape "--batch 3 --seq 5 --dim 64 --hidden 208 --chunks 4 --seed 1"
   ladder_expect(07_tp_mlp.np2_check_${tag} EXIT 0 LABEL gpu
                 REGEX "check \\(tp\\): .*check \\(overlap\\): .*check \\(sp\\): .*sp's y against tp's: .*every rank passed the same checks"
                 COMMAND ${np2} ${CHAPTER_EXE} ${args})
+  # --mode fused adds its forward to the checks: for two ranks, the very bits of sp's.
+  ladder_expect(07_tp_mlp.np2_fused_check_${tag} EXIT 0 LABEL gpu
+                REGEX "check \\(sp\\): .*check \\(fused\\): .*fused's y against sp's: 0 of .*every rank passed the same checks"
+                COMMAND ${np2} ${CHAPTER_EXE} ${args} --mode fused)
+endforeach()
+# One rank (label gpu: one GPU is enough): fused's path through NCCL's device API with itself as the only peer: the
+# window, the LSA pointer, the down GEMM writing through it, the barriers and the reduction, checked against the CPU
+# and against sp.
+foreach(shape "--batch 3 --seq 5 --dim 64 --hidden 208 --seed 1" "--batch 64 --seq 128 --dim 768 --hidden 3072")
+  separate_arguments(args UNIX_COMMAND "${shape} --check-only --mode fused")
+  string(REGEX REPLACE "^--batch ([0-9]+) --seq ([0-9]+) .*" "b\\1_s\\2" tag "${shape}")
+  ladder_expect(07_tp_mlp.np1_fused_check_${tag} EXIT 0 LABEL gpu
+                REGEX "check \\(sp\\): [^\n]*\ncheck \\(fused\\): [^\n]*\n.*fused's y against sp's: 0 of .*every rank passed the same checks"
+                COMMAND ${root_ok} ${LADDER_MPIRUN} --oversubscribe -np 1 ${CHAPTER_EXE} ${args})
 endforeach()
 # NCCL windows and SMs left to NCCL: the same checks (NCCL's symmetric kernels sum in float32, so the ranks' y is
 # another bf16 rounding of the sum, the same on every rank).
@@ -65,7 +79,7 @@ ladder_expect(07_tp_mlp.np2_check_window EXIT 0 LABEL gpu
 # More SMs for NCCL than the GPU has: one line before NCCL starts.
 tp_one_error(07_tp_mlp.nccl_sms_too_many 2 "error: --nccl-sms 1024: the GPU has [0-9]+ SMs" LABEL gpu
              COMMAND ${np2} ${CHAPTER_EXE} --nccl-sms 1024 --check-only --batch 3 --seq 5 --dim 64 --hidden 208)
-foreach(mode tp overlap sp)
+foreach(mode tp overlap sp fused)
   add_test(NAME 07_tp_mlp.np2_trace_${mode}
            COMMAND ${CMAKE_COMMAND} "-DCMD=${np2};${CHAPTER_EXE};--batch;3;--seq;5;--dim;64;--hidden;208;--mode;${mode}"
                    -DDIR=${CMAKE_BINARY_DIR}/test-traces/07_tp_mlp.np2_trace_${mode} -DRANKS=2 -DMODE=${mode}
@@ -82,10 +96,18 @@ add_test(NAME 07_tp_mlp.np2_trace_overlap_window
                  -DCHECKER=$<TARGET_FILE:ladder_check_trace> -DLADDER_CMAKE_DIR=${PROJECT_SOURCE_DIR}/cmake
                  -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/rank_traces.cmake)
 ladder_gpu_test_properties(07_tp_mlp.np2_trace_overlap_window)
+# fused's trace on one rank: the reduction kernel inside record_param_comms { nccl:_reduce_scatter_base }, with its args.
+add_test(NAME 07_tp_mlp.np1_trace_fused
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCMD=${root_ok};${LADDER_MPIRUN};--oversubscribe;-np;1;${CHAPTER_EXE};--batch;3;--seq;5;--dim;64;--hidden;208;--mode;fused"
+                 -DDIR=${CMAKE_BINARY_DIR}/test-traces/07_tp_mlp.np1_trace_fused -DRANKS=1 -DMODE=fused
+                 -DCHECKER=$<TARGET_FILE:ladder_check_trace> -DLADDER_CMAKE_DIR=${PROJECT_SOURCE_DIR}/cmake
+                 -P ${PROJECT_SOURCE_DIR}/07_tp_mlp/tests/rank_traces.cmake)
+ladder_gpu_test_properties(07_tp_mlp.np1_trace_fused)
 # A machine with one GPU: both ranks would take it, and the chapter says so; that is a skip, like no GPU at all. The
 # label two_gpus marks every test that needs two.
-foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_check_window nccl_sms_too_many np2_trace_tp np2_trace_overlap
-          np2_trace_sp np2_trace_overlap_window)
+foreach(t np2_check_b3_s5 np2_check_b64_s128 np2_fused_check_b3_s5 np2_fused_check_b64_s128 np2_check_window nccl_sms_too_many np2_trace_tp np2_trace_overlap
+          np2_trace_sp np2_trace_fused np2_trace_overlap_window)
   set_tests_properties(07_tp_mlp.${t} PROPERTIES LABELS "gpu;two_gpus"
                                                  SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;would share one GPU")
 endforeach()

@@ -2,7 +2,8 @@
 # traces would find it: one rank<r>.<ns>.pt.trace.json and one rank<r>.txt per rank (RANKS), one stamp shared by all,
 # each trace passing the strict checker (CHECKER: nesting, flows, lanes), and holding what torch writes for a
 # collective: distributedInfo, record_param_comms with its args, the nccl:* range, an NCCL kernel carrying the args.
-# MODE sp: an all-gather and a reduce-scatter (torch's all_gather_into_tensor and reduce_scatter_tensor);
+# MODE sp: an all-gather and a reduce-scatter (torch's all_gather_into_tensor and reduce_scatter_tensor); fused: the
+# same, the reduce-scatter's kernel ours (peer_slots.h);
 # overlap_window: an all-reduce by NCCL's symmetric kernel; else an all-reduce by its ring.
 include(${LADDER_CMAKE_DIR}/no_gpu.cmake)
 file(REMOVE_RECURSE "${DIR}")
@@ -35,6 +36,11 @@ foreach(t IN LISTS traces)
   if(MODE STREQUAL "sp")
     list(APPEND kinds "_allgather_base|nccl:_all_gather_base|ncclDevKernel_AllGather"
          "reduce_scatter_tensor|nccl:_reduce_scatter_base|ncclDevKernel_ReduceScatter_Sum_bf16")
+  elseif(MODE STREQUAL "fused")  # the reduce-scatter by our kernel (peer_slots.h); on one rank NCCL copies x, no kernel
+    if(RANKS GREATER 1)
+      list(APPEND kinds "_allgather_base|nccl:_all_gather_base|ncclDevKernel_AllGather")
+    endif()
+    list(APPEND kinds "reduce_scatter_tensor|nccl:_reduce_scatter_base|ncclLadderReduceSlotsKernel")
   elseif(MODE STREQUAL "overlap_window")  # buffers in NCCL windows: NCCL's symmetric kernel
     list(APPEND kinds "allreduce|nccl:all_reduce|ncclSymkDevKernel_AllReduce_")
   else()
