@@ -19,4 +19,12 @@ Table memory_blocks_frame(const TraceIndex& index, const MemoryReport& report);
 // allocation_size, self_allocation_size: the TensorBoard plugin's per-op statistics.
 Table memory_ops_frame(const TraceIndex& index, const MemoryReport& report);
 
+// The three in one table, as `ladder-trace memory --csv` prints them and the Python package's memory() returns them:
+// a "table" column says which kind each row is ("peak", "alive", "op"), then step, device, op, calls, peak_allocated,
+// peak_allocated_us, peak_reserved, before_trace, addr, bytes, alloc_us, size_increase, self_size_increase,
+// allocation_count, self_allocation_count, allocation_size, self_allocation_size: every number a float column, NaN
+// where the row's kind has no such figure (a peak has no addr) and peak_reserved NaN where the trace holds no "Total
+// Reserved"; the peaks and their blocks step by step, then the per-op statistics.
+Table memory_frame(const TraceIndex& index, const MemoryReport& report);
+
 }  // namespace ladder

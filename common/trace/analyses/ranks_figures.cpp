@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <set>
@@ -371,6 +372,76 @@ RanksTable ranks_table(const std::vector<RankFigures>& ranks, const std::string&
   }
   t.mean = mean_cells(t, n_ranks);
   return t;
+}
+
+Table ranks_frame(const std::vector<RankFigures>& ranks, const RanksTable& t) {
+  constexpr auto S = TableColumn::Text, I = TableColumn::Int, F = TableColumn::Float;
+  Table out;
+  out.name = "ranks";
+  const std::pair<const char*, TableColumn::Type> columns[] = {{"step", S},
+                                                               {"wall_us", F},
+                                                               {"slowest", F},
+                                                               {"straggler", F},
+                                                               {"computation_us", F},
+                                                               {"overlapping_us", F},
+                                                               {"communication_us", F},
+                                                               {"other_us", F},
+                                                               {"comp_comm_overlap_pctg", F},
+                                                               {"collectives", I},
+                                                               {"unmatched", I},
+                                                               {"wait_us", F},
+                                                               {"arrived_last", I},
+                                                               {"caused_wait_us", F},
+                                                               {"rank", I}};
+  for (const auto& [name, type] : columns) out.add(name, type);
+  const double nan = std::nan("");
+  // One row: the cell's figures, its times summed over `n` steps (1 for a step's own row) and divided by n.
+  auto row = [&](const std::string& name, size_t r, const RankStepCell& c, double slowest, double straggler,
+                 int64_t n) {
+    auto us = [n](int64_t ns) { return static_cast<double>(ns) / static_cast<double>(n) / 1e3; };
+    const CommCompSplit& s = c.split;
+    const int64_t comm = s.communication_ns + s.overlapping_ns;
+    const double overlap = ranks[r].comm_kernels && comm > 0
+                               ? 100.0 * static_cast<double>(s.overlapping_ns) / static_cast<double>(comm)
+                               : nan;
+    out.columns[0].texts.push_back(name);
+    const double floats[] = {
+        us(s.wall_ns),          slowest,        straggler, us(s.computation_ns), us(s.overlapping_ns),
+        us(s.communication_ns), us(s.other_ns), overlap};
+    for (size_t k = 0; k < 8; ++k) out.columns[1 + k].floats.push_back(floats[k]);
+    out.columns[9].ints.push_back(c.collectives);
+    out.columns[10].ints.push_back(c.unmatched);
+    out.columns[11].floats.push_back(us(c.wait_ns));
+    out.columns[12].ints.push_back(c.arrived_last);
+    out.columns[13].floats.push_back(us(c.caused_ns));
+    out.columns[14].ints.push_back(ranks[r].rank);
+  };
+  for (size_t k = 0; k < t.steps.size(); ++k) {
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      if (!t.cells[k][r].present) continue;
+      row(t.steps[k], r, t.cells[k][r], t.slowest[k] == static_cast<int>(r) ? 1.0 : 0.0,
+          t.straggler[k] == static_cast<int>(r) ? 1.0 : 0.0, 1);
+    }
+  }
+  if (t.steps.size() <= 1) return out;
+  // The means: the steps' figures summed exactly, then divided once (RanksTable::mean holds whole nanoseconds).
+  const std::string mean_name = fmt::format("mean of {}", t.steps.size());
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    RankStepCell sum;
+    int64_t n = 0;
+    for (size_t k = 0; k < t.steps.size(); ++k) {
+      const RankStepCell& c = t.cells[k][r];
+      if (!c.present) continue;
+      ++n;
+      sum.split.wall_ns += c.split.wall_ns, sum.split.computation_ns += c.split.computation_ns;
+      sum.split.overlapping_ns += c.split.overlapping_ns, sum.split.communication_ns += c.split.communication_ns;
+      sum.split.other_ns += c.split.other_ns;
+      sum.collectives += c.collectives, sum.arrived_last += c.arrived_last, sum.unmatched += c.unmatched;
+      sum.wait_ns += c.wait_ns, sum.caused_ns += c.caused_ns;
+    }
+    if (n > 0) row(mean_name, r, sum, nan, nan, n);
+  }
+  return out;
 }
 
 std::vector<RankFigures> load_rank_figures(const std::string& path, uint64_t max_json_bytes, int threads) {

@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/analyses/table.h"
 #include "trace/model/ranks.h"
 #include "trace/model/trace.h"
 
@@ -128,6 +129,15 @@ struct RanksTable {
 // there are.
 RanksTable ranks_table(const std::vector<RankFigures>& ranks, const std::string& step);
 
+// The table as a typed table (table.h): what `ladder-trace ranks --csv` prints and the Python package's ranks()
+// returns. One row per step and rank, then per rank the mean of its steps ("mean of N", only with more than one
+// step): step, wall_us, slowest, straggler (1 for the step's slowest rank and its straggler, else 0; NaN in the mean
+// rows), computation_us, overlapping_us, communication_us, other_us, comp_comm_overlap_pctg (HTA's
+// get_comm_comp_overlap over the step, unrounded: NaN on a rank without NCCL kernels or a step without their time),
+// collectives, unmatched, wait_us, arrived_last, caused_wait_us, rank (last, as in HTA's frames). Times in
+// microseconds at full precision, the means exact (the sum of the steps' nanoseconds over their count); the counts of
+// a mean row are the totals of its steps.
+Table ranks_frame(const std::vector<RankFigures>& ranks, const RanksTable& table);
 
 // Reads every trace of `folder` (a single file: rank 0, or the rank it says it is) and makes its figures, at most
 // `threads` files at a time (0: one per core); each trace's events are dropped once its figures are made.

@@ -9,7 +9,9 @@
 
 #include "base/error.h"
 #include "trace/analyses/memory.h"
+#include "trace/analyses/memory_frames.h"
 #include "trace/renderers/sizes.h"
+#include "trace/renderers/table_records.h"
 #include "trace/text/text.h"
 
 namespace ladder {
@@ -54,32 +56,7 @@ std::string memory_view(const TraceIndex& index, int k, OutputFormat format, int
   const auto& steps = index.steps();
   auto step_name = [&](int s) { return steps[static_cast<size_t>(s)].name; };
 
-  if (format != OutputFormat::Text) {
-    OutputTable out;
-    out.columns = {"table", "step", "device", "op", "calls", "peak_allocated", "peak_allocated_us", "peak_reserved",
-                   "before_trace", "addr", "bytes", "alloc_us", "size_increase", "self_size_increase",
-                   "allocation_count", "self_allocation_count", "allocation_size", "self_allocation_size"};
-    out.numeric = {false, false, false, false, true, true, true, true, true, true, true, true, true, true, true, true,
-                   true, true};
-    auto us = [&](int64_t ts, int s) { return fmt::format("{:.3f}", (ts - steps[static_cast<size_t>(s)].ts_ns) / 1e3); };
-    for (const MemoryWindow& w : rep.windows) {
-      const std::string sn = step_name(w.step);
-      out.rows.push_back({"peak", sn, w.device, "", "", std::to_string(w.peak_allocated), us(w.peak_ts_ns, w.step),
-                          w.peak_reserved >= 0 ? std::to_string(w.peak_reserved) : "", std::to_string(w.before_trace),
-                          "", "", "", "", "", "", "", "", ""});
-      for (const MemoryBlock& b : w.alive) {
-        out.rows.push_back({"alive", sn, w.device, b.op, "", "", "", "", "", std::to_string(b.addr),
-                            std::to_string(b.bytes), us(b.ts_ns, w.step), "", "", "", "", "", ""});
-      }
-    }
-    for (const OpMemory& o : rep.ops) {
-      out.rows.push_back({"op", step_name(o.step), o.device, o.name, std::to_string(o.calls), "", "", "", "", "", "", "",
-                          std::to_string(o.increase), std::to_string(o.self_increase),
-                          std::to_string(o.allocation_count), std::to_string(o.self_allocation_count),
-                          std::to_string(o.allocation_size), std::to_string(o.self_allocation_size)});
-    }
-    return format == OutputFormat::Csv ? to_csv(out) : to_json(out);
-  }
+  if (format != OutputFormat::Text) return table_records(memory_frame(index, rep), format);
 
   if (rep.windows.empty()) {  // every record lies outside the steps: no window to show (the CSV is just empty)
     throw TraceError(fmt::format("{} holds no [memory] record (`ladder-trace svg --memory` draws every record)",

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "trace/renderers/table_records.h"
 #include "trace/text/text.h"
 
 namespace ladder {
@@ -51,12 +52,12 @@ std::string matching_note(const std::vector<RankFigures>& ranks, const Matching&
 
 namespace {
 
-// HTA's comm/comp overlap: the share of the NCCL kernels' time that computation ran beside; undefined (HTA's NaN: "-"
-// in the text, empty in CSV, null in JSON) on a rank without NCCL kernels or a step without their time.
-std::string overlap_pct(const RankFigures& rank, const CommCompSplit& s, const char* unit) {
+// HTA's comm/comp overlap: the share of the NCCL kernels' time that computation ran beside; "-" (HTA's NaN) on a
+// rank without NCCL kernels or a step without their time.
+std::string overlap_pct(const RankFigures& rank, const CommCompSplit& s) {
   const int64_t comm = s.communication_ns + s.overlapping_ns;
-  if (!rank.comm_kernels || comm <= 0) return std::string(*unit ? "-" : "");
-  return fmt::format("{:.1f}{}", 100.0 * s.overlapping_ns / comm, unit);
+  if (!rank.comm_kernels || comm <= 0) return "-";
+  return fmt::format("{:.1f}%", 100.0 * s.overlapping_ns / comm);
 }
 
 // Each present cell as row(name, rank index, cell, step index or -1 for the means): the steps', then the means' (only
@@ -75,24 +76,6 @@ void for_each_cell(const RanksTable& t, size_t n_ranks, const Row& row) {
   }
 }
 
-// One record per step and rank, then per rank the mean.
-OutputTable ranks_records(const std::vector<RankFigures>& ranks, const RanksTable& t) {
-  OutputTable out;
-  out.columns = {"step",           "rank",           "wall_us",          "slowest",  "straggler",
-                 "computation_us", "overlapping_us", "communication_us", "other_us", "overlap_pct",
-                 "collectives",    "unmatched",      "wait_us",          "arrived_last", "caused_wait_us"};
-  out.numeric.assign(out.columns.size(), true);
-  out.numeric[0] = false;
-  for_each_cell(t, ranks.size(), [&](const std::string& name, size_t r, const RankStepCell& c, int k) {
-    const std::string slow = k < 0 ? "" : t.slowest[static_cast<size_t>(k)] == static_cast<int>(r) ? "1" : "0";
-    const std::string strag = k < 0 ? "" : t.straggler[static_cast<size_t>(k)] == static_cast<int>(r) ? "1" : "0";
-    out.rows.push_back({name, std::to_string(ranks[r].rank), us(c.split.wall_ns), slow, strag,
-                        us(c.split.computation_ns), us(c.split.overlapping_ns), us(c.split.communication_ns),
-                        us(c.split.other_ns), overlap_pct(ranks[r], c.split, ""), std::to_string(c.collectives),
-                        std::to_string(c.unmatched), us(c.wait_ns), std::to_string(c.arrived_last), us(c.caused_ns)});
-  });
-  return out;
-}
 // Step time per rank: a column per rank (up to 8; more: the fastest and the mean), the slowest and the straggler.
 std::string step_time_text(const std::vector<RankFigures>& ranks, const RanksTable& t) {
   const size_t n_ranks = ranks.size();
@@ -141,8 +124,8 @@ std::string split_text(const std::vector<RankFigures>& ranks, const RanksTable& 
   for_each_cell(t, ranks.size(), [&](const std::string& name, size_t r, const RankStepCell& c, int) {
     const CommCompSplit& s = c.split;
     out += fmt::format("  {:<18} {:>5} {:>10} {:>12} {:>12} {:>14} {:>10} {:>9}\n", shortened(printable(name), 18),
-                       ranks[r].rank, us(s.wall_ns), us(s.computation_ns), us(s.overlapping_ns),
-                       us(s.communication_ns), us(s.other_ns), overlap_pct(ranks[r], s, "%"));
+                       ranks[r].rank, us(s.wall_ns), us(s.computation_ns), us(s.overlapping_ns), us(s.communication_ns),
+                       us(s.other_ns), overlap_pct(ranks[r], s));
   });
   bool cpu_computation = false;
   for (const RankFigures& r : ranks) cpu_computation = cpu_computation || r.computation_is_cpu;
@@ -177,10 +160,7 @@ std::string wait_text(const std::vector<RankFigures>& ranks, const RanksTable& t
 
 std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string& step, OutputFormat format) {
   const RanksTable t = ranks_table(ranks, step);
-  if (format != OutputFormat::Text) {
-    const OutputTable records = ranks_records(ranks, t);
-    return format == OutputFormat::Csv ? to_csv(records) : to_json(records);
-  }
+  if (format != OutputFormat::Text) return table_records(ranks_frame(ranks, t), format);
   std::string out = fmt::format("{} rank{}:", ranks.size(), ranks.size() == 1 ? "" : "s");
   for (const RankFigures& r : ranks)
     out += fmt::format(" {}={}", r.rank, printable(std::filesystem::path(r.path).filename().string()));

@@ -14,10 +14,9 @@ namespace ladder {
 // some ranks' traces hold: a few lines of text.
 std::string matching_note(const std::vector<RankFigures>& ranks, const Matching& matching);
 
-// The view: the three tables as text; OutputFormat::Csv / Json: one record per step and rank (and per rank, the mean
-// of the steps) with step, rank, wall_us, slowest, computation_us, overlapping_us, communication_us, other_us,
-// collectives, wait_us, arrived_last, caused_wait_us. `step`: "" for every step, "3" or "ProfilerStep#3" for one;
-// a step no rank has is a TraceError naming the steps there are.
+// The view: the three tables as text; OutputFormat::Csv / Json: ranks_frame's records (ranks_figures.h), one per step
+// and rank (and per rank, the mean of the steps), every number at full precision and "rank" last. `step`: "" for
+// every step, "3" or "ProfilerStep#3" for one; a step no rank has is a TraceError naming the steps there are.
 std::string ranks_view(const std::vector<RankFigures>& ranks, const std::string& step, OutputFormat format);
 
 }  // namespace ladder

@@ -244,9 +244,10 @@ TEST(HtaOracle, RankViewAgainstHandWorkedFigures) {
 
   // The view prints them.
   const std::string csv = ranks_view(ranks, "2", OutputFormat::Csv);
-  // step, rank, wall, slowest, straggler, computation, overlapping, communication, other, overlap% (empty: no NCCL
-  // kernel, as HTA's NaN), collectives, unmatched, waited, arrived last, made others wait
-  EXPECT_NE(csv.find("ProfilerStep#2,0,39692.1,0,0,178.0,0.0,5805.8,33708.3,,4,0,946.1,1,124.0"), std::string::npos)
+  // step, wall, slowest, straggler, computation, overlapping, communication, other, comm/comp overlap % (empty: no
+  // NCCL kernel, as HTA's NaN), collectives, unmatched, waited, arrived last, made others wait, rank
+  EXPECT_NE(csv.find("ProfilerStep#2,39692.094,0.0,0.0,177.956,0.0,5805.81,33708.328,,4,0,946.118,1,124.048,0\n"),
+            std::string::npos)
       << csv;
   EXPECT_THROW(ranks_view(ranks, "9", OutputFormat::Text), TraceError);
 }

@@ -11,11 +11,13 @@
 // HTA_DISABLE_NS_ROUNDING=1 so its figures are in torch's nanoseconds like ours).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "base/error.h"
 #include "trace/analyses/breakdown.h"
@@ -53,6 +55,20 @@ const nlohmann::json& hta4() {
 
 std::vector<RankFigures> figures(const std::string& run, const std::string& data = kData) {
   return load_rank_figures(data + run, kDefaultMaxJsonBytes);
+}
+
+// The view's records as their typed table (ranks_frame), and a cell of it: the row of `step` and `rank`, or -1.
+Table frame_of(const std::vector<RankFigures>& ranks) { return ranks_frame(ranks, ranks_table(ranks, "")); }
+int row_of(const Table& t, const std::string& step, int rank) {
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.find("step")->texts[i] == step && t.find("rank")->ints[i] == rank) return static_cast<int>(i);
+  }
+  return -1;
+}
+double cell(const Table& t, const std::string& column, int row) {
+  const TableColumn* c = t.find(column);
+  return c->type == TableColumn::Float ? c->floats[static_cast<size_t>(row)]
+                                       : static_cast<double>(c->ints[static_cast<size_t>(row)]);
 }
 
 // The picture's lane groups, one per rank: <g class="rank" ...>.
@@ -145,17 +161,12 @@ TEST(NcclRanks, WaitsLieWithinTheStepAndTheStragglerIsTheOneWaitedFor) {
   // Every run: a rank's waits in a step (their union) within the step's span to the end of its GPU work.
   for (const char* run : {"ddp", "tp", "async"}) {
     const std::vector<RankFigures> ranks = figures(run);
-    const std::string csv = ranks_view(ranks, "", OutputFormat::Csv);
+    const Table t = frame_of(ranks);
     for (size_t r = 0; r < ranks.size(); ++r) {
       for (const auto& s : ranks[r].steps) {
-        // step,rank,wall_us,slowest,straggler,computation_us,overlapping_us,communication_us,other_us,overlap_pct,
-        // collectives,unmatched,wait_us: the 13th field
-        const size_t at = csv.find(s.name + "," + std::to_string(ranks[r].rank) + ",");
-        ASSERT_NE(at, std::string::npos) << run << " " << s.name;
-        size_t f = at;
-        for (int k = 0; k < 12; ++k) f = csv.find(',', f) + 1;
-        EXPECT_LE(std::stod(csv.substr(f)), us(s.work_end_ns - s.ts_ns) + 0.05)
-            << run << " rank " << r << " " << s.name;
+        const int row = row_of(t, s.name, ranks[r].rank);
+        ASSERT_GE(row, 0) << run << " " << s.name;
+        EXPECT_LE(cell(t, "wait_us", row), us(s.work_end_ns - s.ts_ns)) << run << " rank " << r << " " << s.name;
       }
     }
   }
@@ -165,12 +176,29 @@ TEST(NcclRanks, WaitsLieWithinTheStepAndTheStragglerIsTheOneWaitedFor) {
   EXPECT_NEAR(us(steps[1].at("ProfilerStep#2").wait_ns), 0.0, 0.05);
   EXPECT_NEAR(us(steps[0].at("ProfilerStep#3").wait_ns), 98.1, 0.05);
   EXPECT_NEAR(us(steps[1].at("ProfilerStep#3").wait_ns), 1266.5, 0.05);
-  // The view: straggler column (5th) per step.
+  // The view's records: wall time, slowest and straggler per step and rank.
+  const Table t = frame_of(ranks);
+  const std::tuple<const char*, int, double, double, double> want[] = {{"ProfilerStep#2", 0, 5432.6, 0, 0},
+                                                                       {"ProfilerStep#2", 1, 5653.4, 1, 1},
+                                                                       {"ProfilerStep#3", 0, 6633.6, 1, 1},
+                                                                       {"ProfilerStep#3", 1, 5692.7, 0, 0}};
+  for (const auto& [step, rank, wall, slowest, straggler] : want) {
+    const int row = row_of(t, step, rank);
+    ASSERT_GE(row, 0) << step << " " << rank;
+    EXPECT_NEAR(cell(t, "wall_us", row), wall, 0.05) << step << " " << rank;
+    EXPECT_EQ(cell(t, "slowest", row), slowest) << step << " " << rank;
+    EXPECT_EQ(cell(t, "straggler", row), straggler) << step << " " << rank;
+  }
+  // The CSV prints them at full precision, "rank" last.
   const std::string csv = ranks_view(ranks, "", OutputFormat::Csv);
-  EXPECT_NE(csv.find("ProfilerStep#2,0,5432.6,0,0,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("ProfilerStep#2,1,5653.4,1,1,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("ProfilerStep#3,0,6633.6,1,1,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("ProfilerStep#3,1,5692.7,0,0,"), std::string::npos) << csv;
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "step,wall_us,slowest,straggler,computation_us,overlapping_us,communication_us,other_us,"
+            "comp_comm_overlap_pctg,collectives,unmatched,wait_us,arrived_last,caused_wait_us,rank");
+  EXPECT_NE(
+      csv.find(
+          "\nProfilerStep#2,5432.645,0.0,0.0,687.721,62.337,495.462,4187.125,11.175530970833579,3,0,345.626,0,0.0,0\n"),
+      std::string::npos)
+      << csv;
 }
 
 namespace {
@@ -292,23 +320,25 @@ TEST(NcclRanks, OverlapIsUndefinedWithoutNcclKernels) {
   const std::string text = ranks_view(ranks, "", OutputFormat::Text);
   EXPECT_FALSE(std::regex_search(text, std::regex("[0-9]%\n"))) << text;  // no row ends in a percentage
   EXPECT_TRUE(std::regex_search(text, std::regex("ProfilerStep#2 +0 .* -\n"))) << text;
+  const Table t = frame_of(ranks);
+  ASSERT_EQ(t.rows(), 6u);  // 2 steps and the mean, 2 ranks
+  for (size_t i = 0; i < t.rows(); ++i) EXPECT_TRUE(std::isnan(cell(t, "comp_comm_overlap_pctg", static_cast<int>(i))));
+  // CSV: an empty cell (the 9th field); JSON: null, and the document parses (pandas reads both as NaN).
   const std::string csv = ranks_view(ranks, "", OutputFormat::Csv);
   size_t rows = 0;
   for (size_t at = csv.find('\n'); at != std::string::npos && at + 1 < csv.size(); at = csv.find('\n', at + 1)) {
     ++rows;
-    // the 10th field, overlap_pct
     size_t f = at + 1;
-    for (int k = 0; k < 9; ++k) f = csv.find(',', f) + 1;
-    EXPECT_EQ(csv.substr(f, 1), ",") << csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);  // empty: NaN
+    for (int k = 0; k < 8; ++k) f = csv.find(',', f) + 1;
+    EXPECT_EQ(csv.substr(f, 1), ",") << csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
   }
-  EXPECT_EQ(rows, 6u);  // 2 steps and the mean, 2 ranks
-  // JSON: null, and the document parses (pandas reads both as NaN).
+  EXPECT_EQ(rows, 6u);
   const nlohmann::json doc = nlohmann::json::parse(ranks_view(ranks, "", OutputFormat::Json));
   ASSERT_EQ(doc.size(), 6u);
-  for (const auto& row : doc) EXPECT_TRUE(row["overlap_pct"].is_null()) << row.dump();
+  for (const auto& row : doc) EXPECT_TRUE(row["comp_comm_overlap_pctg"].is_null()) << row.dump();
   for (const char* run : {"ddp", "tp", "async"}) {
     const nlohmann::json d = nlohmann::json::parse(ranks_view(figures(run), "", OutputFormat::Json));
-    for (const auto& row : d) EXPECT_TRUE(row["overlap_pct"].is_number()) << run << " " << row.dump();
+    for (const auto& row : d) EXPECT_TRUE(row["comp_comm_overlap_pctg"].is_number()) << run << " " << row.dump();
   }
 }
 
@@ -439,14 +469,12 @@ TEST(NcclRanksFour, WaitsLieWithinTheStepAndTheStragglerIsTheOneWaitedFor) {
     EXPECT_NEAR(us(steps[k].at("ProfilerStep#2").wait_ns), by_hand[0][k], 0.2) << k;
     EXPECT_NEAR(us(steps[k].at("ProfilerStep#3").wait_ns), by_hand[1][k], 0.2) << k;
   }
-  const std::string csv = ranks_view(ranks, "", OutputFormat::Csv);
+  const Table t = frame_of(ranks);
   for (const char* step : {"ProfilerStep#2", "ProfilerStep#3"}) {
-    for (int k = 0; k < 4; ++k) {  // the 5th field, straggler: 1 on rank 2's row, 0 on the others
-      const size_t at = csv.find(std::string(step) + "," + std::to_string(k) + ",");
-      ASSERT_NE(at, std::string::npos);
-      size_t f = at;
-      for (int n = 0; n < 4; ++n) f = csv.find(',', f) + 1;
-      EXPECT_EQ(csv.substr(f, 2), k == 2 ? "1," : "0,") << csv.substr(at, 80);
+    for (int k = 0; k < 4; ++k) {  // straggler: 1 on rank 2's row, 0 on the others
+      const int row = row_of(t, step, k);
+      ASSERT_GE(row, 0);
+      EXPECT_EQ(cell(t, "straggler", row), k == 2 ? 1.0 : 0.0) << step << " rank " << k;
     }
   }
 }

@@ -396,6 +396,45 @@ TEST(TorchNcclRanks, ALongOverheadEventNestsAsTorchNestsIt) {
   }
 }
 
+// A runtime call that no op launched (no External id: the autograd engine's cudaStreamWaitEvent and
+// cudaEventRecordWithFlags between two backward ops, NCCL's watchdog polling cudaEventQuery) is filed by torch with the
+// thread that collected the trace, the one that runs the steps: in the middle of a step, it is the step's child.
+// Before, ProfilerStep*'s Self CPU was 7.359ms against torch's 7.336ms on rank 1 of 2 (6.267ms against 6.160ms on
+// rank 0), and the Self CPU time total and every Self CPU % with it. Now every cell of every DDP rank's table (and of
+// the async runs' ranks with a whole table) is torch's but the averages' last digit, where torch's float division and
+// our exact one round a tie apart (611.509us / 2 calls: 305.754us in torch's table, 305.755us in ours).
+TEST(TorchNcclRanks, RuntimeCallsNoOpLaunchedAreTheStepsChildren) {
+  for (const std::string folder :
+       {"torch211_nccl/ddp", "torch211_nccl4/ddp", "torch211_nccl/async", "torch211_nccl4/async"}) {
+    for (const RankTrace& r : load_ranks(std::string(LADDER_TEST_DATA) + "/" + folder)) {
+      // async/rank0.txt is nearly empty: that rank's profiler cleared its events before the table (the data's README)
+      if (folder.find("async") != std::string::npos && r.rank == 0) continue;
+      const std::string label = fmt::format("{} rank {}", folder, r.rank);
+      const std::string torch = read_file(fmt::format("{}/{}/rank{}.txt", LADDER_TEST_DATA, folder, r.rank));
+      const std::string text = summary_table(TraceIndex(r.trace), -1);
+      const Table theirs = parse_table(torch), ours = parse_table(text);
+      std::map<std::string, std::vector<const std::map<std::string, std::string>*>> mine;
+      for (const auto& row : ours.rows) mine[row.at("Name")].push_back(&row);
+      std::map<std::string, size_t> used;
+      for (const auto& row : theirs.rows) {
+        const std::string& name = row.at("Name");
+        ASSERT_LT(used[name], mine[name].size()) << label << ": " << name;
+        const auto& m = *mine[name][used[name]++];
+        for (const std::string& c : theirs.header) {
+          if (c == "CPU time avg" || c == "CUDA time avg") continue;
+          EXPECT_EQ(m.at(c), row.at(c)) << label << ", " << name << ", " << c;
+        }
+      }
+      const auto total = [](const std::string& t) {
+        const size_t at = t.find("Self CPU time total: ");
+        return at == std::string::npos ? std::string() : t.substr(at, t.find('\n', at) - at);
+      };
+      EXPECT_FALSE(total(torch).empty()) << label;
+      EXPECT_EQ(total(text), total(torch)) << label;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(H100, TorchTables,
                          ::testing::Values("transformer_fwd_bwd", "two_streams", "cudagraph_mlp", "no_schedule"));
 

@@ -126,8 +126,9 @@ class Trace:
     def memory(self, step=None):
         """A profile_memory=True trace's memory per step and device (`ladder-trace memory --csv`): the peaks ("table"
         == "peak"), the blocks alive at each peak ("alive") and per-op allocation statistics ("op"), in bytes, in one
-        frame as the command prints them; memory_steps(), memory_blocks() and memory_ops() give each its own."""
-        return _frame(self._t.memory(_step(step)))
+        frame as the command prints them: every number a float, NaN where the row's kind has no such figure;
+        memory_steps(), memory_blocks() and memory_ops() give each kind its own frame, with integer columns."""
+        return _frame(self._t.memory_frame(_step(step), -1))
 
     def memory_steps(self, step=None):
         """The peaks of memory(), one row per step and device: peak_allocated (bytes), peak_allocated_us (from the
@@ -145,8 +146,9 @@ class Trace:
         return _frame(self._t.memory_frame(_step(step), 2))
 
     def ranks(self, step=None):
-        """Per step and rank: wall time, computation, overlap and communication, collectives and who waited for whom
-        (`ladder-trace ranks --csv`). A single trace is one rank."""
+        """Per step and rank, and per rank the mean of its steps: wall time, computation, overlap and communication,
+        HTA's comm/comp overlap for the step ("comp_comm_overlap_pctg", unrounded), collectives and who waited for whom
+        (`ladder-trace ranks --csv`), times in us; "rank" last. A single trace is one rank."""
         return _frame(self._t.rank_table(_step(step)))
 
     def temporal_breakdown(self):

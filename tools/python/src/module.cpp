@@ -1,6 +1,7 @@
 // ladder_trace._core: the trace library's reader and views for Python. A Traces object holds one trace (or a
-// folder's ranks) and its TraceIndex, built once; each view runs in C++ with the GIL released and comes back as
-// columns (records.h), the very records `ladder-trace VIEW --csv` prints. The pandas frames are made in __init__.py.
+// folder's ranks) and its TraceIndex, built once; each view runs in C++ with the GIL released and comes back as the
+// typed Table (trace/analyses/table.h) that `ladder-trace VIEW --csv` prints. The pandas frames are made in
+// __init__.py.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -19,7 +20,6 @@
 #include <vector>
 
 #include "base/error.h"
-#include "records.h"
 #include "trace/analyses/advice.h"
 #include "trace/analyses/critical_path.h"
 #include "trace/analyses/hta_window.h"
@@ -30,6 +30,7 @@
 #include "trace/analyses/launch_stats.h"
 #include "trace/analyses/memory_frames.h"
 #include "trace/analyses/peaks.h"
+#include "trace/analyses/ranks_figures.h"
 #include "trace/analyses/step_frames.h"
 #include "trace/model/index.h"
 #include "trace/model/json_read.h"
@@ -37,16 +38,13 @@
 #include "trace/renderers/breakdown_view.h"
 #include "trace/renderers/kernels_view.h"
 #include "trace/renderers/key_averages.h"
-#include "trace/renderers/memory_view.h"
 #include "trace/renderers/output_table.h"
-#include "trace/renderers/ranks_view.h"
 #include "trace/renderers/steps_table.h"
 #include "trace/renderers/table_records.h"
 #include "work/ladder_ops.h"
 
 namespace nb = nanobind;
 using namespace ladder;
-using ladder::py::Column;
 
 namespace {
 
@@ -185,21 +183,17 @@ class Traces {
   nb::list breakdown(const std::string& step) const {
     return per_rank_table([&](const Rank& r) { return breakdown_frame(*r.index, find_step(*r.index, step, r.path)); });
   }
-  // memory --csv [--step S].
-  nb::list memory(const std::string& step) const {
-    return per_rank([&](const Rank& r, OutputFormat f) {
-      return memory_view(*r.index, find_step(*r.index, step, r.path), f);
-    });
-  }
-  // memory --csv's three kinds of rows, one typed table each (which: 0 the peaks, 1 the blocks alive at them, 2 the
-  // per-op statistics), with the view's refusal of a trace without [memory] records.
+  // memory --csv [--step S] (which -1): the three kinds of rows in one table; or one typed table per kind (which: 0
+  // the peaks, 1 the blocks alive at them, 2 the per-op statistics); with the view's refusal of a trace without
+  // [memory] records.
   nb::list memory_frame(const std::string& step, int which) const {
     return per_rank_table([&](const Rank& r) {
       if (r.trace.memory.empty()) {
         throw TraceError("the trace holds no [memory] record: record it with torch.profiler.profile(profile_memory=True)");
       }
       const MemoryReport rep = memory_report(*r.index, find_step(*r.index, step, r.path));
-      return which == 0 ? memory_steps_frame(*r.index, rep)
+      return which < 0    ? ladder::memory_frame(*r.index, rep)
+             : which == 0 ? memory_steps_frame(*r.index, rep)
              : which == 1 ? memory_blocks_frame(*r.index, rep)
                           : memory_ops_frame(*r.index, rep);
     });
@@ -249,17 +243,16 @@ class Traces {
       return critical_path_table(ladder::critical_path(*r.index, find_step(*r.index, step, r.path)), *r.index);
     });
   }
-  // ranks --csv [--step S]: its own rank column (a single trace is one rank).
+  // ranks --csv [--step S]: its own rank column (a single trace is one rank), last.
   nb::list rank_table(const std::string& step) const {
-    std::vector<Column> cols;
+    Table t;
     {
       nb::gil_scoped_release release;
       std::vector<RankFigures> figures;
       for (const auto& r : ranks_) figures.push_back(rank_figures(r->trace, r->rank, r->path));
-      const std::string json = ranks_view(figures, step, OutputFormat::Json);
-      cols = py::read_records(json, json == "[]\n" ? ranks_view(figures, step, OutputFormat::Csv) : "");
+      t = ranks_frame(figures, ranks_table(figures, step));
     }
-    return to_python(cols);
+    return table_to_python(t);
   }
 
  private:
@@ -284,39 +277,6 @@ class Traces {
       all = folder_ ? join_rank_tables(tables) : std::move(tables.front().second);
     }
     return table_to_python(all);
-  }
-
-  // A view of every rank, as one table: a folder's with a "rank" column last, as the command's --csv joins them.
-  nb::list per_rank(const std::function<std::string(const Rank&, OutputFormat)>& view) const {
-    std::vector<Column> all;
-    {
-      nb::gil_scoped_release release;
-      for (const auto& r : ranks_) {
-        const std::string json = view(*r, OutputFormat::Json);
-        std::vector<Column> cols = py::read_records(json, json == "[]\n" ? view(*r, OutputFormat::Csv) : "");
-        if (folder_) cols.push_back(py::constant_column("rank", r->rank, cols.empty() ? 0 : cols[0].size()));
-        py::append_rows(all, std::move(cols));
-      }
-    }
-    return to_python(all);
-  }
-
-  // [(name, kind, values)], kind "int", "float" or "str".
-  static nb::list to_python(const std::vector<Column>& cols) {
-    nb::list out;
-    for (const Column& c : cols) {
-      nb::list values;
-      if (c.kind == Column::Int) {
-        for (int64_t v : c.ints) values.append(nb::int_(v));
-      } else if (c.kind == Column::Float) {
-        for (double v : c.floats) values.append(nb::float_(v));
-      } else {
-        for (const std::string& v : c.texts) values.append(nb::str(v.data(), v.size()));
-      }
-      out.append(nb::make_tuple(c.name, c.kind == Column::Int ? "int" : c.kind == Column::Float ? "float" : "str",
-                                values));
-    }
-    return out;
   }
 
   bool folder_ = false;
@@ -350,7 +310,6 @@ NB_MODULE(_core, m) {
       .def("steps", &Traces::steps)
       .def("kernels", &Traces::kernels, nb::arg("step"), nb::arg("all"), nb::arg("peak_tflops"), nb::arg("peak_gbps"))
       .def("breakdown", &Traces::breakdown, nb::arg("step"))
-      .def("memory", &Traces::memory, nb::arg("step"))
       .def("memory_frame", &Traces::memory_frame, nb::arg("step"), nb::arg("which"))
       .def("rank_table", &Traces::rank_table, nb::arg("step"))
       .def("hta_temporal", &Traces::hta_temporal)

@@ -146,6 +146,48 @@ def test_memory_frames_one_per_table(loaded):
         lt.load(os.path.join(REPO, "traces", "reference", "h100", "02_linear.json")).memory_steps()
 
 
+@pytest.mark.parametrize("folder", FOLDERS, ids=short)
+def test_ranks_hold_every_digit(folder, loaded):
+    """ranks() is the typed table `ranks --csv` prints: times in us at full precision (not the text's one decimal),
+    the means exactly the mean of the steps, HTA's comm/comp overlap unrounded, fixed dtypes, "rank" last."""
+    t = loaded(folder)
+    r = t.ranks()
+    assert_same(r, cli("ranks", "--csv", folder))
+    assert list(r.columns) == ["step", "wall_us", "slowest", "straggler", "computation_us", "overlapping_us",
+                               "communication_us", "other_us", "comp_comm_overlap_pctg", "collectives", "unmatched",
+                               "wait_us", "arrived_last", "caused_wait_us", "rank"]
+    assert r["step"].dtype == object and r["rank"].dtype == "int64" and r["collectives"].dtype == "int64"
+    assert all(r[c].dtype == "float64" for c in ["wall_us", "slowest", "wait_us", "comp_comm_overlap_pctg"])
+    steps, means = r[~r["step"].str.startswith("mean of ")], r[r["step"].str.startswith("mean of ")]
+    # A figure of whole nanoseconds: three decimals at most, and not the text's 0.1 us.
+    assert not np.allclose(steps["wall_us"], steps["wall_us"].round(1), rtol=0, atol=1e-9)
+    assert np.allclose(steps["wall_us"] * 1000, (steps["wall_us"] * 1000).round(), rtol=0, atol=1e-6)
+    for _, m in means.iterrows():
+        mine = steps[steps["rank"] == m["rank"]]
+        for col in ["wall_us", "computation_us", "communication_us", "wait_us", "caused_wait_us"]:
+            assert m[col] == pytest.approx(mine[col].mean(), rel=1e-12, abs=1e-9), (m["rank"], col)
+        assert m["collectives"] == mine["collectives"].sum()
+    comm = steps["overlapping_us"] + steps["communication_us"]
+    defined = steps["comp_comm_overlap_pctg"].notna()
+    assert np.allclose(steps["comp_comm_overlap_pctg"][defined],
+                       100 * steps["overlapping_us"][defined] / comm[defined], rtol=1e-12)
+    assert (steps.groupby("step")["slowest"].sum() == 1).all()  # one slowest rank per step
+
+
+def test_memory_of_a_folder(tmp_path, loaded):
+    """memory() of a folder: each rank's typed table, joined with "rank" last, every number as the command's --csv
+    prints it for that rank's file (the command reads one trace; the frame reads them all)."""
+    for r in (0, 1):
+        os.symlink(MEMORY, tmp_path / f"rank{r}.{r}.pt.trace.json.gz")
+    m = lt.load(str(tmp_path)).memory()
+    assert m.columns[-1] == "rank" and m["rank"].dtype == "int64"
+    one = cli("memory", "--csv", MEMORY)
+    for r in (0, 1):
+        assert_same(m[m["rank"] == r].drop(columns="rank").reset_index(drop=True), one)
+    assert m["peak_allocated"].dtype == "float64" and m["peak_allocated"].max() == 110676480
+    assert set(m["table"]) == {"peak", "alive", "op"}
+
+
 def test_rank_ids(loaded):
     assert loaded(RANKS).rank_ids == [0, 1]
 
@@ -161,8 +203,7 @@ def test_folder_of_ranks(folder, loaded):
                                  (t.ranks(), ["ranks", "--csv"], None)]:
         assert "rank" in frame.columns
         assert set(frame["rank"]) <= set(t.rank_ids)
-        if args[0] != "ranks":  # a rank's table joined: "rank" last, as in HolisticTraceAnalysis's frames
-            assert frame.columns[-1] == "rank"
+        assert frame.columns[-1] == "rank"  # last, as in HolisticTraceAnalysis's frames
         assert_same(frame, cli(*args, folder), renames)
 
 
