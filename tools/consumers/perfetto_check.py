@@ -42,12 +42,12 @@ def load_json(path):
 
 def file_counts(path):
     """What Perfetto should import: X events and instant events (ph "i", as the [memory] records of a profile_memory
-    trace are written; Perfetto keeps each as a slice of no duration) with integer pid/tid, and flow pairs."""
+    trace are written; Perfetto keeps each as a slice of no duration), and flow pairs. Slices with a string pid count
+    too: PyTorch's own traces hold three ("PyTorch Profiler (0)" on pid "Spans", "Iteration Start: PyTorch Profiler",
+    "Record Window End"), and Perfetto imports each."""
     doc = load_json(path)
     x, starts, ends = 0, set(), set()
     for e in doc["traceEvents"] if isinstance(doc, dict) else doc:  # a bare array is a Chrome trace too
-        if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
-            continue
         if e.get("ph") in ("X", "i", "I"):
             x += 1
         elif e.get("ph") == "s":
