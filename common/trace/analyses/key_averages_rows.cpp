@@ -12,6 +12,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/error.h"
@@ -72,11 +73,71 @@ std::regex filter_of(const std::string& filter) {
 // Per event: self CPU, own GPU work, and CUDA total (own GPU work plus the children's CUDA totals).
 struct OpTimes {
   std::vector<int64_t> self_cpu, self_cuda, cuda_total;
+  // The same as torch's Python floats compute them, where the trace says when torch's profiler started (else empty):
+  // each event's start and end in microseconds from that start (profiler.py: start_us=rel_start_ns / 1000), its time
+  // (end - start), and its CUDA total (FunctionEvent.device_time_total: its kernels' times summed, plus its children's
+  // totals summed). torch's averages are these summed and divided in floats: their last digit can be one below the
+  // exact quotient's (611.509us over 2 calls: 305.754us), and these sums give it.
+  std::vector<double> start_us, end_us, us, cuda_total_us;
 };
+
+// Where torch's profiler meets an event, in ns: Kineto widens a GPU-lane annotation by 1 ns on each side when it
+// writes it, torch reads the span itself.
+std::pair<int64_t, int64_t> torch_span_ns(const Event& e) {
+  if (e.cat == Cat::GpuUserAnnotation && e.dur_ns >= 2) return {e.ts_ns + 1, e.end_ns() - 1};
+  return {e.ts_ns, e.end_ns()};
+}
+
+// OpTimes' float figures, from the integer ones' structure: kernels to the op that launched them (or the op an overhead
+// event interrupted), totals summed up the tree, children in order.
+void torch_float_times(const TraceIndex& index, OpTimes& t) {
+  const Trace& trace = index.trace();
+  if (!trace.profiler_start_ns) return;
+  const std::vector<Event>& ev = trace.events;
+  const int64_t t0 = *trace.profiler_start_ns;
+  t.start_us.assign(ev.size(), 0);
+  t.end_us.assign(ev.size(), 0);
+  t.us.assign(ev.size(), 0);
+  t.cuda_total_us.assign(ev.size(), 0);
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const auto [s, e] = torch_span_ns(ev[i]);
+    // Python's int / int is the correctly rounded quotient, as is this below 2^53 ns (104 days)
+    t.start_us[i] = static_cast<double>(s - t0) / 1000.0;
+    t.end_us[i] = static_cast<double>(e - t0) / 1000.0;
+    t.us[i] = t.end_us[i] - t.start_us[i];
+  }
+  std::vector<double> kernels(ev.size(), 0.0);  // per host event: its kernels' times, summed in order
+  std::unordered_map<int64_t, double> kernel_us_by_ext;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const Event& e = ev[i];
+    if (!is_gpu_cat(e.cat)) continue;
+    t.cuda_total_us[i] = t.us[i];
+    if (!is_gpu_activity(e.cat)) continue;
+    const int h = index.host_with_external_id(e.external_id);
+    if (h >= 0) kernels[h] += t.us[i];
+    if (e.external_id >= 0) kernel_us_by_ext[e.external_id] += t.us[i];
+  }
+  for (size_t i = 0; i < ev.size(); ++i) {
+    if (!is_overhead_event(ev[i])) continue;
+    const int p = index.interrupted(static_cast<int>(i));
+    if (p < 0 || ev[p].external_id < 0) continue;
+    auto it = kernel_us_by_ext.find(ev[p].external_id);
+    if (it != kernel_us_by_ext.end()) kernels[i] = it->second;
+  }
+  const std::vector<int>& order = index.host_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    double children = 0;
+    for (int c : index.children(*it)) children += t.cuda_total_us[c];
+    t.cuda_total_us[*it] = kernels[*it] + children;
+  }
+}
 
 OpTimes op_times(const TraceIndex& index) {
   const std::vector<Event>& ev = index.trace().events;
-  OpTimes t{std::vector<int64_t>(ev.size(), 0), std::vector<int64_t>(ev.size(), 0), std::vector<int64_t>(ev.size(), 0)};
+  OpTimes t;
+  t.self_cpu.assign(ev.size(), 0);
+  t.self_cuda.assign(ev.size(), 0);
+  t.cuda_total.assign(ev.size(), 0);
   std::vector<int64_t>&self_cpu = t.self_cpu, &self_cuda = t.self_cuda, &cuda_total = t.cuda_total;
   for (size_t i = 0; i < ev.size(); ++i) {
     const Event& e = ev[i];
@@ -126,6 +187,7 @@ OpTimes op_times(const TraceIndex& index) {
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     if (index.parent(*it) >= 0) cuda_total[index.parent(*it)] += cuda_total[*it];
   }
+  torch_float_times(index, t);
   return t;
 }
 
@@ -196,6 +258,7 @@ std::vector<char> fold_duplicates(const TraceIndex& index, OpTimes& t, MemoryTak
     self_mem_gpu[p] = add_bytes(self_mem_gpu[p], self_mem_gpu[i]);
     self_cuda[p] = self_cuda[i];
     cuda_total[p] = cuda_total[i];
+    if (!t.cuda_total_us.empty()) t.cuda_total_us[p] = t.cuda_total_us[i];
   }
   return folded;
 }
@@ -245,7 +308,17 @@ struct RowBuilder {
     const auto& meta = index.trace().metadata;
     const auto wf = meta.find("with_flops");  // "with_flops": 1 at the top level of a with_flops=True trace
     const bool with_flops = wf != meta.end() && wf->second != "0" && wf->second != "false";
-    for (int i = 0; i < static_cast<int>(ev.size()); ++i) {
+    // torch meets the events by start, longest first (profiler.py sorts them so), and sums each row's floats in that
+    // order; the integer sums do not mind it.
+    std::vector<int> walk(ev.size());
+    for (int i = 0; i < static_cast<int>(ev.size()); ++i) walk[i] = i;
+    const bool floats = !t.us.empty();
+    if (floats) {
+      std::stable_sort(walk.begin(), walk.end(), [&](int a, int b) {
+        return std::make_pair(t.start_us[a], -t.end_us[a]) < std::make_pair(t.start_us[b], -t.end_us[b]);
+      });
+    }
+    for (const int i : walk) {
       const Event& e = ev[i];
       if (!is_gpu_cat(e.cat) && (!is_tree_event(e) || folded[i])) continue;  // Python frames: not in key_averages()
       const int kind = e.cat == Cat::GpuUserAnnotation ? 2 : is_gpu_activity(e.cat) ? 1 : 0;
@@ -262,9 +335,11 @@ struct RowBuilder {
       r.async = r.async || is_collective(e);
       r.self_cuda_ns += t.self_cuda[i];
       r.cuda_total_ns += t.cuda_total[i];
+      if (floats) r.torch_cuda_total_us += t.cuda_total_us[i];
       if (kind == 0) {
         r.self_cpu_ns += t.self_cpu[i];
         r.cpu_total_ns += e.dur_ns;
+        if (floats) r.torch_cpu_total_us += t.us[i];
         total_self_cpu += t.self_cpu[i];
         // torch's FLOPs of the op: the "flops" the trace holds for it, else, in a trace recorded with_flops=True
         // (which holds none), what torch computed from its inputs at profile time (torch_flops.h).
@@ -300,7 +375,16 @@ struct RowBuilder {
   }
 };
 
-double sort_value(const KeyAveragesRow& r, int sort_key) {
+// The row's value of the sort key. torch sorts by its float sums: two rows of equal totals in ns (two kernels of
+// 2.015us each) come in the order of their float sums (2.0150000000000001 before 2.0149999999999997), not as met.
+double sort_value(const KeyAveragesRow& r, int sort_key, bool floats) {
+  if (floats) {
+    const double calls = static_cast<double>(r.calls);
+    if (sort_key == 0) return r.torch_cpu_total_us;
+    if (sort_key == 2) return r.torch_cuda_total_us;
+    if (sort_key == 9) return r.calls ? r.torch_cpu_total_us / calls : 0;
+    if (sort_key == 10) return r.calls ? r.torch_cuda_total_us / calls : 0;
+  }
   switch (sort_key) {
     case 0: return static_cast<double>(r.cpu_total_ns);
     case 1: return static_cast<double>(r.self_cpu_ns);
@@ -353,14 +437,16 @@ KeyAverages key_averages(const TraceIndex& index, const KeyAveragesOptions& opt)
 
   std::sort(b.rows.begin(), b.rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   // Python's sorted(reverse=True) is stable: equal keys keep the order torch met them in.
+  const bool floats = !times.us.empty();
   std::stable_sort(b.rows.begin(), b.rows.end(), [&](const auto& x, const auto& y) {
-    return sort_value(x.row, sort_key) > sort_value(y.row, sort_key);
+    return sort_value(x.row, sort_key, floats) > sort_value(y.row, sort_key, floats);
   });
   KeyAverages out;
   for (RowBuilder::Met& m : b.rows) out.rows.push_back(std::move(m.row));
   out.self_cpu_total_ns = b.total_self_cpu;
   out.self_cuda_total_ns = b.total_self_cuda;
   out.device_time = b.any_device_time;
+  out.torch_floats = floats;
   out.memory = index.trace().profile_memory;
   // torch: the CUDA pair only when some row's self CUDA memory is positive
   for (const KeyAveragesRow& r : out.rows) out.device_memory = out.device_memory || r.self_cuda_memory > 0;

@@ -30,6 +30,9 @@ struct KeyAveragesRow {
   int64_t calls = 0, self_cpu_ns = 0, cpu_total_ns = 0, self_cuda_ns = 0, cuda_total_ns = 0;
   int64_t cpu_memory = 0, self_cpu_memory = 0, cuda_memory = 0, self_cuda_memory = 0;  // bytes (profile_memory)
   double flops = 0;     // the "flops" with_flops=True recorded on its ops, summed (torch's FunctionEventAvg.flops)
+  // CPU total and CUDA total in microseconds as torch's floats sum them (KeyAverages::torch_floats): what torch divides
+  // by the calls for its averages.
+  double torch_cpu_total_us = 0, torch_cuda_total_us = 0;
   bool async = false;   // a c10d collective: torch prints "0" for its CPU total %
   bool device = false;  // kernel/memcpy/memset: counts toward "Self CUDA time total"
   bool gpu_lane = false;  // from the GPU lanes (a kernel, or a range's span there), not a CPU range of the same name
@@ -38,6 +41,7 @@ struct KeyAverages {
   std::vector<KeyAveragesRow> rows;  // sorted by the options' key, filtered, at most row_limit
   int64_t self_cpu_total_ns = 0, self_cuda_total_ns = 0;  // the footers, over every row (before filter and limit)
   bool device_time = false;    // some row has CUDA time: the CUDA columns are shown
+  bool torch_floats = false;   // the trace says when torch's profiler started: the rows' torch_*_us are torch's sums
   bool memory = false;         // a profile_memory trace: the CPU memory columns
   bool device_memory = false;  // and some self CUDA memory is positive: the CUDA memory columns
   std::string flops_header;    // "Total MFLOPs" (torch's unit of the smallest positive row); "" without FLOPs

@@ -344,8 +344,15 @@ class Reader : json::Tokenizer {
       ++skipped_["without a ph"];
       return;
     }
-    // Kineto's bookkeeping lanes ("Spans", "Traces", "") have string pids: not part of the program.
-    if (r.pid.kind == Num::String || r.tid.kind == Num::String) return;
+    // Kineto's bookkeeping lanes ("Spans", "Traces", "") have string pids: not part of the program. But the span
+    // "PyTorch Profiler (0)" starts where torch's profiler did: the origin of torch's times (Trace::profiler_start_ns).
+    if (r.pid.kind == Num::String || r.tid.kind == Num::String) {
+      if (r.pid.kind == Num::String && r.pid.text == "Spans" && r.ph == "X" && r.has_name &&
+          r.name.rfind("PyTorch Profiler", 0) == 0 && r.ts.is_number() && !profiler_ts_) {
+        profiler_ts_ = us_to_ns(r.ts, "ts");
+      }
+      return;
+    }
     const bool ids = r.pid.kind == Num::Int && r.tid.kind == Num::Int;
     const std::string_view ph = r.ph;
     if (ph == "M") {
@@ -526,6 +533,7 @@ class Reader : json::Tokenizer {
     }
     t.window_start_ns = meta_ts_ ? std::optional<int64_t>(base + *meta_ts_) : lo;
     t.window_end_ns = hi;
+    if (profiler_ts_) t.profiler_start_ns = base + *profiler_ts_;
     return std::move(t);
   }
 
@@ -536,6 +544,7 @@ class Reader : json::Tokenizer {
   std::map<std::string, int64_t> skipped_;  // reason -> events
   std::map<int64_t, std::string> process_names_;
   std::map<std::pair<int64_t, int64_t>, std::string> thread_names_;  // (pid, tid) -> name
+  std::optional<int64_t> profiler_ts_;                               // the "PyTorch Profiler (0)" span's ts
   std::optional<int64_t> meta_ts_;  // the first metadata event's ts: the capture window's start
   bool gzip_ = false;               // the text came out of a gzip (the messages say so)
   std::unordered_map<std::string, std::shared_ptr<const OpInputs>> inputs_seen_;  // op_inputs(): key -> the one copy

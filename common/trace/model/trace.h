@@ -142,6 +142,9 @@ struct Trace {
                                            // Kineto: 3 months); unset: the writer picks one from the first event
   std::optional<int64_t> window_start_ns;  // the capture window (metadata events are stamped with its start);
   std::optional<int64_t> window_end_ns;    // unset: the events' span
+  // When torch's profiler started (Kineto's "PyTorch Profiler (0)" span): torch's key_averages() takes every event's
+  // start and end as float microseconds from it, so its averages' last digit hangs on it. Unset: not a torch trace.
+  std::optional<int64_t> profiler_start_ns;
   std::vector<Event> events;      // X events only; flows are derived from `correlation`, metadata from pid/tid
   std::vector<std::string> process_groups;  // the "Process Group Name"s the events hold (Event::process_group)
   std::vector<MemoryRecord> memory;  // profile_memory=True: torch's [memory] instants, in file order

@@ -39,6 +39,19 @@ std::string format_time(int64_t num_ns, int64_t den = 1) {
   return thousandths(div_round(num_ns, den)) + "us";
 }
 
+// torch's _format_time of a float: Python's "{:.3f}" rounds the double as it is, which fmt's does too.
+std::string format_time_us(double us) {
+  if (us >= 1e6) return fmt::format("{:.3f}s", us / 1e6);
+  if (us >= 1e3) return fmt::format("{:.3f}ms", us / 1e3);
+  return fmt::format("{:.3f}us", us);
+}
+
+// An average cell: torch's float quotient where the rows carry torch's float sums, else the exact one.
+std::string format_average(const KeyAverages& t, int64_t total_ns, double torch_total_us, int64_t calls) {
+  if (t.torch_floats && calls > 0) return format_time_us(torch_total_us / static_cast<double>(calls));
+  return format_time(total_ns, calls);
+}
+
 // torch's _format_time_share: a percentage with two decimals, "NaN" when there is nothing to share.
 std::string format_share(int64_t part_ns, int64_t total_ns) {
   if (total_ns == 0) return "NaN";
@@ -118,12 +131,12 @@ std::string key_averages_text(const KeyAverages& t, const TableOptions& opt) {
                                       format_time(r.self_cpu_ns),
                                       r.async ? "0" : format_share(r.cpu_total_ns, t.self_cpu_total_ns),
                                       format_time(r.cpu_total_ns),
-                                      format_time(r.cpu_total_ns, r.calls)};
+                                      format_average(t, r.cpu_total_ns, r.torch_cpu_total_us, r.calls)};
     if (t.device_time) {
       cells.push_back(format_time(r.self_cuda_ns));
       cells.push_back(format_share(r.self_cuda_ns, t.self_cuda_total_ns));
       cells.push_back(format_time(r.cuda_total_ns));
-      cells.push_back(format_time(r.cuda_total_ns, r.calls));
+      cells.push_back(format_average(t, r.cuda_total_ns, r.torch_cuda_total_us, r.calls));
     }
     if (t.memory) {
       cells.push_back(format_memory(r.cpu_memory));
