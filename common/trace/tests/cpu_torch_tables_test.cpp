@@ -4,9 +4,8 @@
 // Our table must print every row torch prints with the same numbers; steps must hold the kernels launched
 // in them on any thread; each stream and each thread must get its own timeline rows. Then the hostile-input fixes of
 // the views: each test below failed (or crashed) before its fix.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -320,36 +320,49 @@ TEST(TorchUserTraces, WithFlopsTraceEqualsTorchsTablesTotalFlopsIncluded) {
       summary_table(index, o), "with_flops, group_by_input_shape");
 }
 
+// Torch's rows against ours, paired by name (and order, for a name torch prints twice): how many cells, and how many
+// equal. `must_equal(name, column)` names the cells that fail the test when they differ.
+std::pair<int, int> count_equal_cells(const Table& theirs, const Table& ours, const std::string& label,
+                                      const std::function<bool(const std::string&, const std::string&)>& must_equal) {
+  std::map<std::string, std::vector<const std::map<std::string, std::string>*>> mine;
+  for (const auto& row : ours.rows) mine[row.at("Name")].push_back(&row);
+  std::map<std::string, size_t> used;
+  int cells = 0, equal = 0;
+  for (const auto& row : theirs.rows) {
+    const std::string& name = row.at("Name");
+    if (used[name] >= mine[name].size()) {
+      ADD_FAILURE() << label << ": torch prints a row we do not: " << name;
+      continue;
+    }
+    const auto& m = *mine[name][used[name]++];
+    for (const std::string& c : theirs.header) {
+      ++cells;
+      equal += m.at(c) == row.at(c);
+      if (must_equal(name, c)) {
+        EXPECT_EQ(m.at(c), row.at(c)) << label << ", " << name << ", " << c;
+      }
+    }
+  }
+  return {cells, equal};
+}
+
 // The real NCCL runs (tests/data/torch211_nccl, torch211_nccl4: DDP over 2 and 4 H100s), each rank's table against
 // torch's rank<R>.txt. record_param_comms holds the collective's nccl:all_reduce range, which torch leaves out of its
 // tree (an async event): its time is record_param_comms's own Self CPU. Before that rule ours was the Self CPU less
 // the range's time (rank 1 of 2: 540.601us in torch's table, 126.934us in ours). Every cell of the row must equal
 // torch's, on every rank. The counts of equal cells are printed for the record.
 TEST(TorchNcclRanks, RecordParamCommsSelfCpuIsTorchs) {
-  for (const std::string folder : {"torch211_nccl/ddp", "torch211_nccl4/ddp", "torch211_nccl/tp", "torch211_nccl4/tp"}) {
+  for (const std::string folder :
+       {"torch211_nccl/ddp", "torch211_nccl4/ddp", "torch211_nccl/tp", "torch211_nccl4/tp"}) {
     for (const RankTrace& r : load_ranks(std::string(LADDER_TEST_DATA) + "/" + folder)) {
       const std::string label = fmt::format("{} rank {}", folder, r.rank);
-      const Table theirs =
-          parse_table(read_file(fmt::format("{}/{}/rank{}.txt", LADDER_TEST_DATA, folder, r.rank)));
+      const Table theirs = parse_table(read_file(fmt::format("{}/{}/rank{}.txt", LADDER_TEST_DATA, folder, r.rank)));
       const Table ours = parse_table(summary_table(TraceIndex(r.trace), -1));
       ASSERT_EQ(ours.header, theirs.header) << label;
-      // Every cell, paired by name (and order, for a name torch prints twice), counted.
-      std::map<std::string, std::vector<const std::map<std::string, std::string>*>> mine;
-      for (const auto& row : ours.rows) mine[row.at("Name")].push_back(&row);
-      std::map<std::string, size_t> used;
-      int cells = 0, equal = 0;
-      for (const auto& row : theirs.rows) {
-        const std::string& name = row.at("Name");
-        ASSERT_LT(used[name], mine[name].size()) << label << ": torch prints a row we do not: " << name;
-        const auto& m = *mine[name][used[name]++];
-        for (const std::string& c : theirs.header) {
-          ++cells;
-          equal += m.at(c) == row.at(c);
-          if (name == "record_param_comms" && (c == "Self CPU" || c == "CPU total" || c == "# of Calls")) {
-            EXPECT_EQ(m.at(c), row.at(c)) << label << ", " << name << ", " << c;
-          }
-        }
-      }
+      const auto [cells, equal] =
+          count_equal_cells(theirs, ours, label, [](const std::string& name, const std::string& c) {
+            return name == "record_param_comms" && (c == "Self CPU" || c == "CPU total" || c == "# of Calls");
+          });
       fmt::print("{}: {} of {} cells equal to torch's table\n", label, equal, cells);
     }
   }
@@ -403,20 +416,8 @@ TEST(TorchNcclRanks, RuntimeCallsNoOpLaunchedAreTheStepsChildren) {
       const std::string torch = read_file(fmt::format("{}/{}/rank{}.txt", LADDER_TEST_DATA, folder, r.rank));
       const std::string text = summary_table(TraceIndex(r.trace), -1);
       const Table theirs = parse_table(torch), ours = parse_table(text);
-      std::map<std::string, std::vector<const std::map<std::string, std::string>*>> mine;
-      for (const auto& row : ours.rows) mine[row.at("Name")].push_back(&row);
-      std::map<std::string, size_t> used;
-      int cells = 0, equal = 0;
-      for (const auto& row : theirs.rows) {
-        const std::string& name = row.at("Name");
-        ASSERT_LT(used[name], mine[name].size()) << label << ": " << name;
-        const auto& m = *mine[name][used[name]++];
-        for (const std::string& c : theirs.header) {
-          ++cells;
-          equal += m.at(c) == row.at(c);
-          EXPECT_EQ(m.at(c), row.at(c)) << label << ", " << name << ", " << c;
-        }
-      }
+      const auto [cells, equal] =
+          count_equal_cells(theirs, ours, label, [](const std::string&, const std::string&) { return true; });
       fmt::print("{}: {} of {} cells equal to torch's table, averages included\n", label, equal, cells);
       EXPECT_EQ(equal, cells) << label;
       EXPECT_GT(cells, 1000) << label;  // a whole table: 93 to 95 rows of 11 columns
