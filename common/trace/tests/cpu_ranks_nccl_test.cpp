@@ -233,7 +233,7 @@ void expect_overlap_as_hta(const std::string& data, const std::string& run, cons
 }  // namespace
 
 // HTA's comm/comp overlap against ours over HTA's set of GPU activities and its span (cpu_hta_oracle_test.cpp says
-// why HTA's window differs from a step): to 0.01 points, where the issue asked for 0.5.
+// why HTA's window differs from a step): to 0.01 points.
 TEST(NcclRanks, CommCompOverlapMatchesHta) {
   for (const char* run : {"ddp", "tp", "async"}) expect_overlap_as_hta(kData, run, hta());
   // The figures themselves, as HTA printed them: DDP overlaps some of its all-reduces with the backward's GEMMs; the
