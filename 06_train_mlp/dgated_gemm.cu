@@ -23,6 +23,8 @@
 //    evict_first, and dg, du and h are streaming stores: they pass through once and do not push the main loop's
 //    operands out.
 // What each of these choices measured against the alternatives is in bench/results/dgated_gemm.md.
+// From dim 2048 on, launch_dgated_gemm (at the end) takes the kernel of dgated_gemm_wide.cu instead: 128 x 256 tiles,
+// whose main loop is faster where the main loop is the larger half of the work.
 // TMA does the main loop's edges (dy and W_down^T past the matrix load as zeros); the epilogue skips vectors past M
 // rows or hidden columns (hidden is a multiple of 8, so a vector is wholly in or out). The weight operand is W_down^T
 // [hidden, dim], K-major like 04's weights: the op makes it with a transposing copy (dgated_gemm_op.cu).
@@ -35,7 +37,7 @@
 #include <tuple>
 
 #include "06_train_mlp/dgated_gemm.h"
-#include "06_train_mlp/gelu_backward.cuh"
+#include "06_train_mlp/dgated_epilogue.cuh"
 #include "hopper/launch.h"
 #include "hopper/map_cache.h"
 #include "hopper/pipeline.cuh"
@@ -76,39 +78,8 @@ struct Io {
   int64_t ld_dgu, M, hidden;
 };
 
-__device__ __forceinline__ uint32_t pack(bf16 lo, bf16 hi) {
-  return uint32_t(__bfloat16_as_ushort(lo)) | (uint32_t(__bfloat16_as_ushort(hi)) << 16);
-}
-
-__device__ __forceinline__ uint4 ld_shared_v4(uint32_t address) {
-  uint4 v;
-  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
-  return v;
-}
-
-// One element: dg and du from dh (rounded to bf16 already), g and u, and h = gelu(g) * u; the sigmoid s computed once
-// for gelu(g) = g * s (gelu_tanh_f32_ftz(g), as the forward stored it) and for its derivative.
-__device__ __forceinline__ void backward_one(float dh, float g, float u, bf16* dg, bf16* du, bf16* h) {
-  const float s = gelu_sigmoid_ftz(g);
-  const float a = __bfloat162float(__float2bfloat16(__fmul_rn(g, s)));
-  gelu_mul_backward_given_a(dh, g, a, s, u, dg, du);
-  *h = __float2bfloat16(__fmul_rn(a, u));  // as 03's gelu_mul made it
-}
-
-// Eight elements (one 16-byte vector of each): g and u are overwritten with dg and du.
-__device__ __forceinline__ void backward_vector(const uint4& dh, uint4& g, uint4& u, uint4& h) {
-  const uint32_t* pdh = &dh.x;
-  uint32_t *pg = &g.x, *pu = &u.x, *ph = &h.x;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    bf16 dg[2], du[2], hh[2];
-    backward_one(hopper::bf16x2_lo(pdh[k]), hopper::bf16x2_lo(pg[k]), hopper::bf16x2_lo(pu[k]), &dg[0], &du[0], &hh[0]);
-    backward_one(hopper::bf16x2_hi(pdh[k]), hopper::bf16x2_hi(pg[k]), hopper::bf16x2_hi(pu[k]), &dg[1], &du[1], &hh[1]);
-    pg[k] = pack(dg[0], dg[1]);
-    pu[k] = pack(du[0], du[1]);
-    ph[k] = pack(hh[0], hh[1]);
-  }
-}
+using dgated::backward_vector;
+using dgated::ld_shared_v4;
 
 // The epilogue of tile (mb, nb): dh is in the dh buffer, g and u arrive in the kChunks slots (chunk q holds rows
 // 32q .. 32q + 31). Thread e takes vectors e, e + kEpilogueThreads, ...; vector v is row v / 16, columns 8 (v % 16)
@@ -254,8 +225,9 @@ struct Key {
 
 }  // namespace
 
-void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, int64_t ld_gu, bf16* dg,
-                        bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
+void launch_dgated_gemm_narrow(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, int64_t ld_gu,
+                               bf16* dg, bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden,
+                               cudaStream_t stream) {
   if (M == 0 || hidden == 0) return;
   static hopper::SmallCache<Key, Maps, 8> cache;
   int device = 0;
@@ -276,6 +248,14 @@ void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, con
                                                             static_cast<int>(m_tiles), static_cast<int>(n_tiles),
                                                             static_cast<int>(k_tiles));
   CUDA_CHECK_LAUNCH();
+}
+
+void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, int64_t ld_gu, bf16* dg,
+                        bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
+  // dgated_gemm.h says why dim decides; bench_train_mlp times both kernels at dims 768, 2048 and 4096.
+  DgatedGemmLauncher* launch =
+      dim >= kDgatedWideFromDim ? launch_dgated_gemm_wide : launch_dgated_gemm_narrow;
+  launch(dy, w_down_t, g, u, ld_gu, dg, du, ld_dgu, h, M, dim, hidden, stream);
 }
 
 }  // namespace ch06

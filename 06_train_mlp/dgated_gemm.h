@@ -39,10 +39,16 @@ void launch_geglu_gemm_keep(const __nv_bfloat16* x, const __nv_bfloat16* w_gate,
                             int64_t hidden, cudaStream_t stream);
 
 // The kernel's launcher (dgated_gemm.cu): w_down_t [hidden, dim] row-major; g and u with row stride ld_gu, dg and du
-// with row stride ld_dgu; h contiguous [M, hidden]. Only in a build with sm_90a code (LADDER_HAVE_SM90A).
-void launch_dgated_gemm(const __nv_bfloat16* dy, const __nv_bfloat16* w_down_t, const __nv_bfloat16* g,
-                        const __nv_bfloat16* u, int64_t ld_gu, __nv_bfloat16* dg, __nv_bfloat16* du, int64_t ld_dgu,
-                        __nv_bfloat16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream);
+// with row stride ld_dgu; h contiguous [M, hidden]. Only in a build with sm_90a code (LADDER_HAVE_SM90A). It picks
+// one of two kernels by dim: below kDgatedWideFromDim the epilogue is the larger half of the work and the kernel of
+// 128 x 128 tiles with seven epilogue warps is faster (dgated_gemm.cu, "narrow"); from it on the main loop is, and
+// the kernel of 128 x 256 tiles is (dgated_gemm_wide.cu). Both give the same bits; bench_train_mlp times both.
+constexpr int64_t kDgatedWideFromDim = 2048;
+using DgatedGemmLauncher = void(const __nv_bfloat16* dy, const __nv_bfloat16* w_down_t, const __nv_bfloat16* g,
+                                const __nv_bfloat16* u, int64_t ld_gu, __nv_bfloat16* dg, __nv_bfloat16* du,
+                                int64_t ld_dgu, __nv_bfloat16* h, int64_t M, int64_t dim, int64_t hidden,
+                                cudaStream_t stream);
+DgatedGemmLauncher launch_dgated_gemm, launch_dgated_gemm_narrow, launch_dgated_gemm_wide;
 
 // out[c, r] = in[r, c] for a rows x cols bf16 matrix (both contiguous): 64 x 64 tiles through shared memory, bf16
 // pairs in and out, so rows and cols must be even and both pointers 4-byte aligned (dgated_gemm checks).

@@ -2,18 +2,20 @@
 // the plain GEMM it extends, and faster than the two kernels it replaces?
 //
 // dh = dy @ W_down, then dg, du (and h, recomputed) from dh, g and u, timed four ways at the blog's shape (8192 rows,
-// dim 768, hidden 3072), at 16384 rows and at dim 4096 / hidden 11008 (a Llama-7B-sized MLP):
+// dim 768, hidden 3072), at 16384 rows, at dim 2048 / hidden 8192 and at dim 4096 / hidden 11008 (a Llama-7B-sized
+// MLP):
 //   (a) cuBLASLt's dh = dy @ W_down alone, what `fused` and `eager` run first (timed first and again last: its spread
 //       between the two is the run-to-run noise);
 //   (b) the fused mode's pair: (a), then gelu_mul_backward (reads dh, g, u; writes dg, du);
-//   (c) dgated_gemm's kernel alone (W_down^T made once beforehand) and (d) the op as the epilogue mode calls it, with
-//       its transposing copy of W_down.
+//   (c) dgated_gemm's kernel alone (W_down^T made once beforehand): the one launch_dgated_gemm picks for the shape,
+//       then each of its two kernels by name ("narrow", 128 x 128 tiles, and "wide", 128 x 256: dgated_gemm.h says
+//       which it picks when); and (d) the op as the epilogue mode calls it, with its transposing copy of W_down.
 // (c) moves more bytes than (a) can: it reads g and u and writes dg, du and h, 5 [M, hidden] tensors where (a) writes
 // one. So "x (a)" is printed beside "GB/s", the bytes of each op's inputs read once and outputs written once per
 // second of its time. Each is timed as bench_epilogue_mlp times (ladder::GpuTimer: an L2 flush before every run, CUDA
-// events around the op, 5 warm-up runs, the median and minimum of --iters runs). Before timing, (c)'s dg and du are
-// compared with (b)'s bit for bit; more than 1 ulp apart anywhere is a wrong kernel and stops the run (exit 1). (One
-// ulp can happen: (c) rounds its own float32 sum of dh, whose order differs from cuBLAS's.)
+// events around the op, 5 warm-up runs, the median and minimum of --iters runs). Before timing, each (c) kernel's dg
+// and du are compared with (b)'s bit for bit; more than 1 ulp apart anywhere is a wrong kernel and stops the run
+// (exit 1). (One ulp can happen: (c) rounds its own float32 sum of dh, whose order differs from cuBLAS's.)
 //
 // The floor under (c), printed after each shape's rows: (c) must move its bytes (dy, W_down, g and u read, dg, du
 // and h written) and do (a)'s arithmetic. The first takes at least as long as a device-to-device copy of as many bytes
@@ -30,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "06_train_mlp/dgated_gemm.h"
@@ -59,6 +62,18 @@ Tensor columns(const Tensor& t, int64_t first, int64_t count) {  // [rows, count
   return v;
 }
 
+// dgated_gemm's kernels: the one launch_dgated_gemm picks, then each by name. Only in a build with sm_90a code
+// (without it the op has refused already).
+std::vector<std::pair<std::string, ch06::DgatedGemmLauncher*>> dgated_kernels() {
+#if LADDER_HAVE_SM90A
+  return {{"(c) dgated_gemm kernel", ch06::launch_dgated_gemm},
+          {"    (c) narrow, 128 x 128 tiles", ch06::launch_dgated_gemm_narrow},
+          {"    (c) wide, 128 x 256 tiles", ch06::launch_dgated_gemm_wide}};
+#else
+  return {};
+#endif
+}
+
 int bench(int argc, const char* const* argv) {
   CLI::App app{"Times chapter 06's dgated_gemm against cuBLASLt's dh GEMM alone and with gelu_mul_backward after it."};
   int iters = 100;
@@ -79,7 +94,7 @@ int bench(int argc, const char* const* argv) {
   struct Shape {
     int64_t M, dim, hidden;
   };
-  for (const Shape& s : {Shape{8192, 768, 3072}, {16384, 768, 3072}, {8192, 4096, 11008}}) {
+  for (const Shape& s : {Shape{8192, 768, 3072}, {16384, 768, 3072}, {8192, 2048, 8192}, {8192, 4096, 11008}}) {
     const DType dt = DType::BF16;
     const float bound = 1.0f / std::sqrt(float(s.hidden));
     const Tensor dy = ladder::random_tensor({s.M, s.dim}, 1, dt);
@@ -103,21 +118,25 @@ int bench(int argc, const char* const* argv) {
     const auto op = [&] {
       ch06::dgated_gemm(dy, wd, wdt, g, u, columns(dgu, 0, s.hidden), columns(dgu, s.hidden, s.hidden), h);
     };
-    const auto kernel = [&] {  // (only built with sm_90a code; without it the op above has refused already)
-#if LADDER_HAVE_SM90A
-      ch06::launch_dgated_gemm(dy.ptr<bf16>(), wdt.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), s.hidden, dgu.ptr<bf16>(),
-                               dgu.ptr<bf16>() + s.hidden, 2 * s.hidden, h.ptr<bf16>(), s.M, s.dim, s.hidden, 0);
-#endif
+    const auto kernel = [&](ch06::DgatedGemmLauncher* launch) {
+      return [&, launch] {
+        launch(dy.ptr<bf16>(), wdt.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), s.hidden, dgu.ptr<bf16>(),
+               dgu.ptr<bf16>() + s.hidden, 2 * s.hidden, h.ptr<bf16>(), s.M, s.dim, s.hidden, 0);
+      };
+    };
+    // What `run` wrote into dgu, against the fused path's bits (a wrong kernel stops the run).
+    const auto check_bits = [&](const std::string& what, const std::function<void()>& run) {
+      ladder::poison(dgu);
+      run();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const benchmarks::BitStats b = benchmarks::compare_bits(benchmarks::bits_of(dgu), benchmarks::bits_of(dgu_ref));
+      if (b.max_ulps > kWrongUlps)
+        throw ladder::Error(fmt::format("{} at {}: dg or du {} ulps from the fused path's; not timing a wrong kernel",
+                                        what, shape, b.max_ulps));
+      return fmt::format("{:>11.4f} {:>8}", 100.0 * b.identical, b.max_ulps);
     };
     fused();
-    ladder::poison(dgu);
-    op();  // also makes W_down^T for the kernel's runs
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const benchmarks::BitStats b = benchmarks::compare_bits(benchmarks::bits_of(dgu), benchmarks::bits_of(dgu_ref));
-    if (b.max_ulps > kWrongUlps)
-      throw ladder::Error(fmt::format("dgated_gemm at {}: dg or du {} ulps from the fused path's; not timing a wrong "
-                                      "kernel", shape, b.max_ulps));
-    const std::string bits = fmt::format("{:>11.4f} {:>8}", 100.0 * b.identical, b.max_ulps);
+    const std::string bits = check_bits("dgated_gemm", op);  // the op also makes W_down^T for the kernels' runs
 
     double plain_us = 0;
     auto print_row = [&](const std::string& name, const ladder::GpuTiming& t, double bytes, const std::string& cmp) {
@@ -133,7 +152,11 @@ int bench(int argc, const char* const* argv) {
     const double a_us = row("(a) cublasLt dh = dy @ W_down", plain, gemm_bytes, "");
     row("gelu_mul_backward alone", backward, 5 * mh, "");
     row("(b) (a) + gelu_mul_backward", fused, gemm_bytes + 5 * mh, fmt::format("{:>11} {:>8}", "(ref)", "(ref)"));
-    const double c_us = row("(c) dgated_gemm kernel", kernel, kernel_bytes, bits);
+    double c_us = 0;
+    for (const auto& [name, launch] : dgated_kernels()) {
+      const double us = row(name, kernel(launch), kernel_bytes, check_bits(name, kernel(launch)));
+      if (c_us == 0) c_us = us;
+    }
     row("(d) dgated_gemm op (+ transpose)", op, kernel_bytes + 4.0 * s.dim * s.hidden, bits);
     const double copy_us =
         print_row("copy of (c)'s bytes", benchmarks::copy_times(timer, iters, int64_t(kernel_bytes)), kernel_bytes, "");

@@ -1,5 +1,6 @@
-// GPU tests of the epilogue mode's backward GEMM (dgated_gemm.cu): dh = dy @ W_down with the gelu_mul backward in its
-// epilogue. Skipped without a GPU, and on a GPU or build it cannot run on (it says why).
+// GPU tests of the epilogue mode's backward GEMM (dgated_gemm.cu, and dgated_gemm_wide.cu from dim 2048 on): dh =
+// dy @ W_down with the gelu_mul backward in its epilogue. Skipped without a GPU, and on a GPU or build it cannot run
+// on (it says why).
 //
 // What is checked, at odd and at the blog's shapes:
 //  - dg, du and h against a float64 CPU reference (dh rounded to bf16 as the kernel rounds it), on sampled rows, and
@@ -56,7 +57,11 @@ TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
                                 {200, 768, 520},
                                 {1300, 64, 136},  // 11 row blocks: a full group of kGroupM = 8 and a group of 3
                                 {1999, 200, 2056},
-                                {8192, 768, 3072}}) {
+                                {8192, 768, 3072},
+                                // dim >= kDgatedWideFromDim: dgated_gemm_wide.cu's kernel, at its edges too
+                                {37, 2048, 264},
+                                {1300, 2056, 1000},
+                                {520, 4096, 11008}}) {
     SCOPED_TRACE("M " + std::to_string(M) + ", dim " + std::to_string(dim) + ", hidden " + std::to_string(hidden));
     const uint64_t seed = 900 + M + dim + hidden;
     const float bh = 1.0f / std::sqrt(float(hidden));
