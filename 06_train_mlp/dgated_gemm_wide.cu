@@ -1,9 +1,9 @@
 // The backward GEMM of dgated_gemm.cu with 128 x 256 tiles, for wide inputs (dim from kDgatedWideFromDim up: 2048,
 // e.g. a 7B model's 4096). The diff against dgated_gemm.cu is the lesson: the same dh = dy @ W_down with the backward
 // of h = gelu(g) * u in its epilogue, with the balance between the two halves of the work moved.
-//  - Each k-step of the main loop is one wgmma m64n256k16 a math warpgroup (instead of m64n128k16): twice the work per
-//    operand byte brought into shared memory, and the tensor cores reach more of their peak. At dim 4096 the main loop
-//    is most of the kernel's time, so that is what counts there.
+//  - Each k-step of the main loop is one wgmma m64n256k16 a math warpgroup (instead of m64n128k16): a 48 KB stage
+//    feeds twice the multiply-adds of a 32 KB 128 x 128 one, and the tensor cores reach more of their peak. At dim
+//    4096 the main loop is most of the kernel's time, so that is what counts there.
 //  - The price: 128 accumulators a math thread need more than the 128 registers a thread that 512 threads leave
 //    (ptxas allocates one count for the whole kernel), so the block is 384 threads and has three epilogue warps
 //    instead of seven. And a 128 x 256 dh buffer (64 KB) beside three 48 KB ring stages leaves no room for g and u
