@@ -56,7 +56,7 @@ __device__ __forceinline__ void gelu_mul_backward_given_a(float dh, float g, flo
 }
 
 // The same from bf16 inputs, gelu(g) recomputed and rounded as the forward stored it. Every kernel that makes dg and du
-// calls this, or (dgated_gemm.cu's epilogue) the function above with the same a.
+// calls this, or (the backward GEMMs' epilogue, dgated_epilogue.cuh) the same operations on bf16 pairs.
 __device__ __forceinline__ void gelu_mul_backward_one(__nv_bfloat16 dh, __nv_bfloat16 g, __nv_bfloat16 u,
                                                       __nv_bfloat16* dg, __nv_bfloat16* du) {
   const float fg = __bfloat162float(g);
