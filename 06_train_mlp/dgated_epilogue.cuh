@@ -13,8 +13,6 @@
 namespace ch06 {
 namespace dgated {
 
-using bf16 = __nv_bfloat16;
-
 __device__ __forceinline__ uint4 ld_shared_v4(uint32_t address) {
   uint4 v;
   asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(address));
