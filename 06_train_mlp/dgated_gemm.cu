@@ -9,7 +9,7 @@
 //  - Persistent: one block an SM walks 128 x 128 tiles of dh in groups of kGroupM row blocks (hopper's tile_coords), so
 //    the blocks running at once share a few rows of dy. Two math warpgroups compute a tile (64 rows each, one wgmma
 //    m64n128k16 per k-step), fed through a ring of four 32 KB stages.
-//  - The producer warp has two loaders: lane 0 brings dy and W_down^T into the ring; lane 1 brings g and u into four
+//  - The producer warp has two loaders: lane 0 brings dy and W_down into the ring; lane 1 brings g and u into four
 //    16 KB slots, a quarter tile (32 rows of each) a slot, as soon as the epilogue has read the slot's previous
 //    quarter. So the next tile's g and u are on their way while this tile's epilogue runs, and an epilogue thread holds
 //    no loads in flight: it only ever waits for data that has landed.
@@ -19,15 +19,17 @@
 //    32 vectors are two whole 256-byte rows, so every store is whole sectors. One dh buffer is enough: the epilogue has
 //    the whole next main loop to read it.
 //  - Shared memory: ring 128 KB + dh 32 KB + g/u 64 KB = 224 KB, all an H100 block may have.
-//  - L2: the TMA loads of dy and W_down^T, which many blocks read again, carry an evict_last policy; those of g and u
+//  - L2: the TMA loads of dy and W_down, which many blocks read again, carry an evict_last policy; those of g and u
 //    evict_first, and dg, du and h are streaming stores: they pass through once and do not push the main loop's
 //    operands out.
 // What each of these choices measured against the alternatives is in bench/results/dgated_gemm.md.
 // From dim 2048 on, launch_dgated_gemm (at the end) takes the kernel of dgated_gemm_wide.cu instead: 128 x 256 tiles,
 // whose main loop is faster where the main loop is the larger half of the work.
-// TMA does the main loop's edges (dy and W_down^T past the matrix load as zeros); the epilogue skips vectors past M
-// rows or hidden columns (hidden is a multiple of 8, so a vector is wholly in or out). The weight operand is W_down^T
-// [hidden, dim], K-major like 04's weights: the op makes it with a transposing copy (dgated_gemm_op.cu).
+// TMA does the main loop's edges (dy and W_down past the matrix load as zeros); the epilogue skips vectors past M
+// rows or hidden columns (hidden is a multiple of 8, so a vector is wholly in or out). The weight operand is W_down
+// [dim, hidden] as nn.Linear stores it: for dh = dy @ W_down its rows are k and its columns n, so its tile lies
+// MN-major in shared memory (two 64-column panels of 64 rows), and the wgmma read it so (hopper::Major::MN); 04's
+// weights, rows of k, are K-major.
 //
 // The numbers: dh is rounded to bf16 first, as cuBLAS stores it in the fused mode, then the one gelu_mul_backward
 // arithmetic (gelu_backward.cuh), with gelu(g) computed once for dg, du and h (in its flush-to-zero form, the same
@@ -110,7 +112,7 @@ __device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
-    dgated_gemm_kernel(const __grid_constant__ CUtensorMap map_dy, const __grid_constant__ CUtensorMap map_wt,
+    dgated_gemm_kernel(const __grid_constant__ CUtensorMap map_dy, const __grid_constant__ CUtensorMap map_w,
                        const __grid_constant__ CUtensorMap map_g, const __grid_constant__ CUtensorMap map_u,
                        const Io io, int m_tiles, int n_tiles, int k_tiles) {
   using L = Smem;
@@ -139,7 +141,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   if (threadIdx.x >= 2 * kWarpgroup + kEpilogueThreads) {  // the producer warp: two lanes issue every TMA load
     const int lane = threadIdx.x % 32;
-    if (lane == 0) {  // the main loop's operands, dy and W_down^T: read again by many tiles
+    if (lane == 0) {  // the main loop's operands, dy and W_down: read again by many tiles
       const uint64_t keep = hopper::l2_evict_last();
       uint32_t pos = 0;
       for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
@@ -152,8 +154,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           uint8_t* b = a + L::kABytes;
           hopper::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
           hopper::tma_load_2d(a, &map_dy, &full[s], kt * kBK, mb * kBM, keep);                        // dy rows
-          hopper::tma_load_2d(b, &map_wt, &full[s], kt * kBK, nb * kBN, keep);                        // W_down^T rows..
-          hopper::tma_load_2d(b + L::kBHalfBytes, &map_wt, &full[s], kt * kBK, nb * kBN + kBN / 2, keep);  // ..+ 128
+          for (int p = 0; p < kBN / 64; ++p)  // W_down rows kt * 64 .., 64 columns a panel
+            hopper::tma_load_2d(b + p * 64 * kBK * 2, &map_w, &full[s], nb * kBN + 64 * p, kt * kBK, keep);
         }
       }
     } else if (lane == 1) {  // the epilogue's g and u, a chunk as soon as its slot is free: they pass through once
@@ -194,7 +196,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   float acc[1][kBN / 2];
   for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
     const uint32_t first = static_cast<uint32_t>(i) * k_tiles;
-    hopper::issue_k_tiles<L, kStages, 1, kBN>(acc, smem, full, empty, first, k_tiles, c * kRows * hopper::kRowBytes,
+    hopper::issue_k_tiles<L, kStages, 1, kBN, hopper::Major::MN>(acc, smem, full, empty, first, k_tiles, c * kRows * hopper::kRowBytes,
                                             thread);
     hopper::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, first + k_tiles - 1, thread);
     uint32_t dh[kPairs];
@@ -210,32 +212,32 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-// The tensor maps of one call (dy, W_down^T, g and u); the last few calls' maps are remembered (hopper/map_cache.h), so
+// The tensor maps of one call (dy, W_down, g and u); the last few calls' maps are remembered (hopper/map_cache.h), so
 // a training step called again with the same tensors encodes nothing.
 struct Maps {
-  CUtensorMap dy, wt, g, u;
+  CUtensorMap dy, w, g, u;
 };
 struct Key {
   int device = 0;
-  const void *dy = nullptr, *wt = nullptr, *g = nullptr, *u = nullptr;
+  const void *dy = nullptr, *w = nullptr, *g = nullptr, *u = nullptr;
   int64_t ld_gu = 0, M = 0, dim = 0, hidden = 0;
-  auto fields() const { return std::tie(device, dy, wt, g, u, ld_gu, M, dim, hidden); }
+  auto fields() const { return std::tie(device, dy, w, g, u, ld_gu, M, dim, hidden); }
   bool operator==(const Key& o) const { return fields() == o.fields(); }
 };
 
 }  // namespace
 
-void launch_dgated_gemm_narrow(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, int64_t ld_gu,
+void launch_dgated_gemm_narrow(const bf16* dy, const bf16* w_down, const bf16* g, const bf16* u, int64_t ld_gu,
                                bf16* dg, bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden,
                                cudaStream_t stream) {
   if (M == 0 || hidden == 0) return;
   static hopper::SmallCache<Key, Maps, 8> cache;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  const Maps maps = cache.get(Key{device, dy, w_down_t, g, u, ld_gu, M, dim, hidden}, [&] {
+  const Maps maps = cache.get(Key{device, dy, w_down, g, u, ld_gu, M, dim, hidden}, [&] {
     const char* op = "dgated_gemm";
     return Maps{hopper::tile_map(dy, M, dim, dim, kBM, "dy", op),
-                hopper::tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T", op),
+                hopper::tile_map(w_down, dim, hidden, hidden, kBK, "W_down", op),
                 hopper::tile_map(g, M, hidden, ld_gu, kChunkRows, "g", op),
                 hopper::tile_map(u, M, hidden, ld_gu, kChunkRows, "u", op)};
   });
@@ -244,18 +246,18 @@ void launch_dgated_gemm_narrow(const bf16* dy, const bf16* w_down_t, const bf16*
   const int64_t k_tiles = hopper::ceil_div(dim, kBK);
   const int grid = hopper::persistent_grid(m_tiles, n_tiles, k_tiles, "dgated_gemm");
   const Io io{dg, du, h, ld_dgu, M, hidden};
-  dgated_gemm_kernel<<<grid, kThreads, kSmemBytes, stream>>>(maps.dy, maps.wt, maps.g, maps.u, io,
+  dgated_gemm_kernel<<<grid, kThreads, kSmemBytes, stream>>>(maps.dy, maps.w, maps.g, maps.u, io,
                                                             static_cast<int>(m_tiles), static_cast<int>(n_tiles),
                                                             static_cast<int>(k_tiles));
   CUDA_CHECK_LAUNCH();
 }
 
-void launch_dgated_gemm(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, int64_t ld_gu, bf16* dg,
+void launch_dgated_gemm(const bf16* dy, const bf16* w_down, const bf16* g, const bf16* u, int64_t ld_gu, bf16* dg,
                         bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
   // dgated_gemm.h says why dim decides; bench_train_mlp times both kernels at dims 768, 2048 and 4096.
   DgatedGemmLauncher* launch =
       dim >= kDgatedWideFromDim ? launch_dgated_gemm_wide : launch_dgated_gemm_narrow;
-  launch(dy, w_down_t, g, u, ld_gu, dg, du, ld_dgu, h, M, dim, hidden, stream);
+  launch(dy, w_down, g, u, ld_gu, dg, du, ld_dgu, h, M, dim, hidden, stream);
 }
 
 }  // namespace ch06

@@ -22,11 +22,10 @@ std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hi
 // is a multiple of 8, e.g. the halves of [g | u]): dh = dy @ W_down stays on chip; writes dg and du (views [M, hidden]
 // with one row stride that is a multiple of 8, e.g. the halves of [dg | du])
 // with eager's roundings from dh rounded to bf16, and h = gelu(g) * u [M, hidden] as the forward's gelu_mul computes
-// it. Opens the cpu_op range "ladder::dgated_gemm"; makes W_down^T with a transposing copy ("ladder::transpose") into
-// `w_down_t` [hidden, dim] first. All bf16, every tensor 16-byte aligned (TMA's rule); ladder::Error for anything else.
-void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& w_down_t,
-                 const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du,
-                 const ladder::Tensor& h);
+// it. Opens the cpu_op range "ladder::dgated_gemm". The kernel reads W_down as it is stored (no transposed copy). All
+// bf16, every tensor 16-byte aligned (TMA's rule); ladder::Error for anything else.
+void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& g,
+                 const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du, const ladder::Tensor& h);
 
 // h = gelu(x @ W_gate^T) * (x @ W_up^T) as chapter 04's geglu_gemm computes it (its `fast` kernel, the same bits),
 // and g = x @ W_gate^T, u = x @ W_up^T rounded to bf16, from one kernel. x [..., dim]; W_gate, W_up [hidden, dim];
@@ -38,20 +37,16 @@ void launch_geglu_gemm_keep(const __nv_bfloat16* x, const __nv_bfloat16* w_gate,
                             __nv_bfloat16* h, __nv_bfloat16* g, __nv_bfloat16* u, int64_t M, int64_t dim,
                             int64_t hidden, cudaStream_t stream);
 
-// The kernel's launcher (dgated_gemm.cu): w_down_t [hidden, dim] row-major; g and u with row stride ld_gu, dg and du
+// The kernel's launcher (dgated_gemm.cu): w_down [dim, hidden] row-major; g and u with row stride ld_gu, dg and du
 // with row stride ld_dgu; h contiguous [M, hidden]. Only in a build with sm_90a code (LADDER_HAVE_SM90A). It picks
 // one of two kernels by dim: below kDgatedWideFromDim the epilogue is the larger half of the work and the kernel of
 // 128 x 128 tiles with seven epilogue warps is faster (dgated_gemm.cu, "narrow"); from it on the main loop is, and
 // the kernel of 128 x 256 tiles is (dgated_gemm_wide.cu). Both give the same bits; bench_train_mlp times both.
 constexpr int64_t kDgatedWideFromDim = 2048;
-using DgatedGemmLauncher = void(const __nv_bfloat16* dy, const __nv_bfloat16* w_down_t, const __nv_bfloat16* g,
+using DgatedGemmLauncher = void(const __nv_bfloat16* dy, const __nv_bfloat16* w_down, const __nv_bfloat16* g,
                                 const __nv_bfloat16* u, int64_t ld_gu, __nv_bfloat16* dg, __nv_bfloat16* du,
                                 int64_t ld_dgu, __nv_bfloat16* h, int64_t M, int64_t dim, int64_t hidden,
                                 cudaStream_t stream);
 DgatedGemmLauncher launch_dgated_gemm, launch_dgated_gemm_narrow, launch_dgated_gemm_wide;
-
-// out[c, r] = in[r, c] for a rows x cols bf16 matrix (both contiguous): 64 x 64 tiles through shared memory, bf16
-// pairs in and out, so rows and cols must be even and both pointers 4-byte aligned (dgated_gemm checks).
-void launch_transpose(const __nv_bfloat16* in, __nv_bfloat16* out, int64_t rows, int64_t cols, cudaStream_t stream);
 
 }  // namespace ch06

@@ -1,5 +1,5 @@
-// The host side of the epilogue mode's two GEMMs (geglu_gemm_keep.cu, dgated_gemm.cu): their rules, the transposing
-// copy that gives the backward W_down^T, and the ops. Built for every architecture; the kernels only for sm_90a.
+// The host side of the epilogue mode's two GEMMs (geglu_gemm_keep.cu, dgated_gemm.cu): their rules and the ops. Built
+// for every architecture; the kernels only for sm_90a.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,48 +22,12 @@ namespace ch06 {
 namespace {
 
 using bf16 = __nv_bfloat16;
-constexpr int kTile = 64;
-
-// One 64 x 64 tile per block of 32 x 8 threads, each thread moving bf16 pairs (4 bytes) both ways: it reads two
-// neighbours of a row of `in` (coalesced), and writes two neighbours of a row of `out` (coalesced), which come from two
-// rows of the shared tile. The tile's rows are 65 elements apart, so those column reads hit 32 different banks. rows
-// and cols are even (the op's callers have multiples of 8), so a pair is never split by an edge.
-__global__ void __launch_bounds__(256) transpose_kernel(const bf16* in, bf16* out, int64_t rows, int64_t cols) {
-  __shared__ bf16 tile[kTile][kTile + 1];
-  const int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile, c0 = static_cast<int64_t>(blockIdx.x) * kTile;
-  const int x2 = 2 * threadIdx.x;
-  for (int k = threadIdx.y; k < kTile; k += 8) {
-    const int64_t r = r0 + k, c = c0 + x2;
-    if (r < rows && c < cols) {
-      const __nv_bfloat162 v = *reinterpret_cast<const __nv_bfloat162*>(in + r * cols + c);
-      tile[k][x2] = v.x;
-      tile[k][x2 + 1] = v.y;
-    }
-  }
-  __syncthreads();
-  for (int k = threadIdx.y; k < kTile; k += 8) {
-    const int64_t c = c0 + k, r = r0 + x2;  // out row c, columns r and r + 1
-    if (r < rows && c < cols) {
-      __nv_bfloat162 v;
-      v.x = tile[x2][k];
-      v.y = tile[x2 + 1][k];
-      *reinterpret_cast<__nv_bfloat162*>(out + c * rows + r) = v;
-    }
-  }
-}
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw ladder::Error("dgated_gemm: " + what);
 }
 
 }  // namespace
-
-void launch_transpose(const bf16* in, bf16* out, int64_t rows, int64_t cols, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return;
-  const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
-  transpose_kernel<<<grid, dim3(32, 8), 0, stream>>>(in, out, rows, cols);
-  CUDA_CHECK_LAUNCH();
-}
 
 std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hidden) {
   if (!LADDER_HAVE_SM90A) return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES including 90)";
@@ -96,16 +60,14 @@ void geglu_gemm_keep(const ladder::Tensor& x, const ladder::Tensor& w_gate, cons
 #endif
 }
 
-void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& w_down_t,
-                 const ladder::Tensor& g, const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du,
-                 const ladder::Tensor& h) {
+void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& g,
+                 const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du, const ladder::Tensor& h) {
   ladder::OpRange range("ladder::dgated_gemm", {&dy, &w_down, &g, &u});
   const int64_t dim = w_down.dim() == 2 ? w_down.size(0) : -1, hidden = w_down.dim() == 2 ? w_down.size(1) : -1;
   require(dim > 0 && dy.dim() >= 1 && dy.size(-1) == dim, "dy must be [..., dim > 0] and W_down [dim, hidden]");
   const int64_t M = dy.numel() / std::max<int64_t>(dim, 1);
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "dy", dy, M * dim);
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "W_down", w_down, dim * hidden);
-  ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "W_down^T", w_down_t, dim * hidden);
   ladder::require_flat(ladder::DType::BF16, "dgated_gemm", "h", h, M * hidden);
   for (const ladder::Tensor* t : {&g, &u, &dg, &du})
     require(t->dtype == ladder::DType::BF16 && t->dim() == 2 && t->size(0) == M && t->size(1) == hidden &&
@@ -117,18 +79,14 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
   require(M < INT_MAX && dim < INT_MAX && hidden < INT_MAX, "sizes must be < 2^31 (TMA's coordinates are 32-bit)");
   require((M + 127) / 128 * ((hidden + 127) / 128) < INT_MAX,
           "M / 128 x hidden / 128 tiles must be < 2^31 (the kernel numbers them with 32-bit integers)");
-  // TMA's rule for the kernel's tensor maps, and W_down's for the transpose's bf16 pairs
-  for (const ladder::Tensor* t : {&dy, &w_down, &w_down_t, &g, &u, &dg, &du, &h})
+  // TMA's rule for the kernel's tensor maps
+  for (const ladder::Tensor* t : {&dy, &w_down, &g, &u, &dg, &du, &h})
     require(reinterpret_cast<uintptr_t>(t->data) % 16 == 0, "every tensor must start at a 16-byte aligned address");
   const hopper::DeviceInfo& gpu = hopper::current_device();  // asked once per device
   const std::string why = dgated_gemm_cannot_run(gpu.major, gpu.minor, dim, hidden);
   require(why.empty(), why);
-  {
-    ladder::OpRange t("ladder::transpose", {&w_down});
-    launch_transpose(w_down.ptr<bf16>(), w_down_t.ptr<bf16>(), dim, hidden, ladder::current_stream());
-  }
 #if LADDER_HAVE_SM90A
-  launch_dgated_gemm(dy.ptr<bf16>(), w_down_t.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), g.stride(0), dg.ptr<bf16>(),
+  launch_dgated_gemm(dy.ptr<bf16>(), w_down.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), g.stride(0), dg.ptr<bf16>(),
                      du.ptr<bf16>(), dg.stride(0), h.ptr<bf16>(), M, dim, hidden, ladder::current_stream());
 #endif
 }

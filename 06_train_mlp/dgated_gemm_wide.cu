@@ -92,7 +92,7 @@ __device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
-    dgated_gemm_wide_kernel(const __grid_constant__ CUtensorMap map_dy, const __grid_constant__ CUtensorMap map_wt,
+    dgated_gemm_wide_kernel(const __grid_constant__ CUtensorMap map_dy, const __grid_constant__ CUtensorMap map_w,
                             const Io io, int m_tiles, int n_tiles, int k_tiles) {
   using L = Smem;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x >= 2 * kWarpgroup) {
     if (threadIdx.x >= 2 * kWarpgroup + kEpilogueThreads) {  // the producer warp: one lane issues every TMA load
       if (threadIdx.x % 32 != 0) return;
-      const uint64_t keep = hopper::l2_evict_last();  // dy and W_down^T are read again by many tiles
+      const uint64_t keep = hopper::l2_evict_last();  // dy and W_down are read again by many tiles
       uint32_t pos = 0;
       for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
         int mb, nb;
@@ -126,8 +126,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           uint8_t* b = a + L::kABytes;
           hopper::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
           hopper::tma_load_2d(a, &map_dy, &full[s], kt * kBK, mb * kBM, keep);                        // dy rows
-          hopper::tma_load_2d(b, &map_wt, &full[s], kt * kBK, nb * kBN, keep);                        // W_down^T rows..
-          hopper::tma_load_2d(b + L::kBHalfBytes, &map_wt, &full[s], kt * kBK, nb * kBN + kBN / 2, keep);  // ..+ 128
+          for (int p = 0; p < kBN / 64; ++p)  // W_down rows kt * 64 .., 64 columns a panel (as dgated_gemm.cu)
+            hopper::tma_load_2d(b + p * 64 * kBK * 2, &map_w, &full[s], nb * kBN + 64 * p, kt * kBK, keep);
         }
       }
       return;
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   float acc[1][kBN / 2];
   for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
     const uint32_t first = static_cast<uint32_t>(i) * k_tiles;
-    hopper::issue_k_tiles<L, kStages, 1, kBN>(acc, smem, full, empty, first, k_tiles, c * kRows * hopper::kRowBytes,
+    hopper::issue_k_tiles<L, kStages, 1, kBN, hopper::Major::MN>(acc, smem, full, empty, first, k_tiles, c * kRows * hopper::kRowBytes,
                                             thread);
     hopper::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, first + k_tiles - 1, thread);
     if (i >= 1) hopper::mbar_wait(dh_empty, (i - 1) & 1);
@@ -163,38 +163,38 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-// The tensor maps of one call (dy and W_down^T), remembered as dgated_gemm.cu's are.
+// The tensor maps of one call (dy and W_down), remembered as dgated_gemm.cu's are.
 struct Maps {
-  CUtensorMap dy, wt;
+  CUtensorMap dy, w;
 };
 struct Key {
   int device = 0;
-  const void *dy = nullptr, *wt = nullptr;
+  const void *dy = nullptr, *w = nullptr;
   int64_t M = 0, dim = 0, hidden = 0;
-  auto fields() const { return std::tie(device, dy, wt, M, dim, hidden); }
+  auto fields() const { return std::tie(device, dy, w, M, dim, hidden); }
   bool operator==(const Key& o) const { return fields() == o.fields(); }
 };
 
 }  // namespace
 
-void launch_dgated_gemm_wide(const bf16* dy, const bf16* w_down_t, const bf16* g, const bf16* u, int64_t ld_gu,
+void launch_dgated_gemm_wide(const bf16* dy, const bf16* w_down, const bf16* g, const bf16* u, int64_t ld_gu,
                              bf16* dg, bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden,
                              cudaStream_t stream) {
   if (M == 0 || hidden == 0) return;
   static hopper::SmallCache<Key, Maps, 8> cache;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  const Maps maps = cache.get(Key{device, dy, w_down_t, M, dim, hidden}, [&] {
+  const Maps maps = cache.get(Key{device, dy, w_down, M, dim, hidden}, [&] {
     const char* op = "dgated_gemm";
     return Maps{hopper::tile_map(dy, M, dim, dim, kBM, "dy", op),
-                hopper::tile_map(w_down_t, hidden, dim, dim, kBN / 2, "W_down^T", op)};
+                hopper::tile_map(w_down, dim, hidden, hidden, kBK, "W_down", op)};
   });
   hopper::allow_smem<dgated_gemm_wide_kernel>(kSmemBytes);
   const int64_t m_tiles = hopper::ceil_div(M, kBM), n_tiles = hopper::ceil_div(hidden, kBN);
   const int64_t k_tiles = hopper::ceil_div(dim, kBK);
   const int grid = hopper::persistent_grid(m_tiles, n_tiles, k_tiles, "dgated_gemm");
   const Io io{g, u, dg, du, h, ld_gu, ld_dgu, M, hidden};
-  dgated_gemm_wide_kernel<<<grid, kThreads, kSmemBytes, stream>>>(maps.dy, maps.wt, io, static_cast<int>(m_tiles),
+  dgated_gemm_wide_kernel<<<grid, kThreads, kSmemBytes, stream>>>(maps.dy, maps.w, io, static_cast<int>(m_tiles),
                                                                  static_cast<int>(n_tiles), static_cast<int>(k_tiles));
   CUDA_CHECK_LAUNCH();
 }

@@ -223,10 +223,9 @@ void TrainStep::dgated_backward(const Tensor& dy2) {
     dg_ = cols_of(dgu_, 0, hidden_);
     du_ = cols_of(dgu_, hidden_, hidden_);
     h_ = ladder::empty({rows_, hidden_}, dt);
-    w_down_t_ = ladder::empty({hidden_, dim_}, dt);
-    dgated_gemm(dy2, p_.w_down, w_down_t_, g_, u_, dg_, du_, h_);
+    dgated_gemm(dy2, p_.w_down, g_, u_, dg_, du_, h_);
   }
-  w_down_t_ = g_ = u_ = gu_ = {};
+  g_ = u_ = gu_ = {};
   {
     Node n("MmBackward0");  // down's weight gradient, from the h the epilogue made
     ops::mm(ops::t(dy2), h_, d_.dw_down);

@@ -101,7 +101,7 @@ class TrainStep {
   ladder::Tensor g_, u_, a_, h_, y_;  // a = gelu(g) (eager only), h = a * u
   ladder::Tensor gu_;                  // recompute's replay [g | u] (g_ and u_ its halves) where dgated_gemm runs
   ladder::Tensor dh_, dg_, du_;       // dg and du: views into dgu_ (fused) or tensors of their own (eager)
-  ladder::Tensor dgu_, dh_u_, dx_part_, w_down_t_;
+  ladder::Tensor dgu_, dh_u_, dx_part_;
 };
 
 }  // namespace ch06

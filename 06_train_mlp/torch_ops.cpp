@@ -82,8 +82,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> geglu_gemm_keep(const at::Tensor&
 // The epilogue mode's backward GEMM (chapter 06): dh = dy @ w_down stays on chip, and its epilogue runs the backward
 // of m = gelu_tanh(g) * u: returns ([dg | du], m), dg and du side by side in one [..., 2 hidden] tensor (so that the
 // two weights' gradients are one GEMM, as in chapter 06), and m made again for down_proj's weight gradient.
-// dy [..., dim], w_down [dim, hidden] as nn.Linear stores it, g and u [..., hidden]. W_down^T, which the kernel reads,
-// is made by a transposing copy into a temporary. Hopper only, as geglu_gemm_keep.
+// dy [..., dim], w_down [dim, hidden] as nn.Linear stores it (the kernel reads it so), g and u [..., hidden]. Hopper
+// only, as geglu_gemm_keep.
 std::tuple<at::Tensor, at::Tensor> dgated_gemm(const at::Tensor& dy, const at::Tensor& w_down, const at::Tensor& g,
                                                const at::Tensor& u) {
   constexpr const char* op = "ladder::dgated_gemm";
@@ -107,16 +107,14 @@ std::tuple<at::Tensor, at::Tensor> dgated_gemm(const at::Tensor& dy, const at::T
   for (const at::Tensor* t : {&dy, &w_down, &g, &u})  // a view into a larger tensor may start anywhere
     TORCH_CHECK(reinterpret_cast<uintptr_t>(t->data_ptr()) % 16 == 0, op,
                 ": every tensor must start at a 16-byte aligned address (TMA's rule)");
-  at::Tensor w_t = at::empty({hidden, dim}, w_down.options());
   at::Tensor m = at::empty(sizes, dy.options());
   sizes.back() = 2 * hidden;
   at::Tensor dgu = at::empty(sizes, dy.options());
   auto out = [](at::Tensor& t) { return reinterpret_cast<__nv_bfloat16*>(t.data_ptr<at::BFloat16>()); };
   const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
   run_launcher(op, [&] {
-    ch06::launch_transpose(bf16_ptr(w_down), out(w_t), dim, hidden, stream);
 #if LADDER_HAVE_SM90A
-    ch06::launch_dgated_gemm(bf16_ptr(dy), bf16_ptr(w_t), bf16_ptr(g), bf16_ptr(u), hidden, out(dgu),
+    ch06::launch_dgated_gemm(bf16_ptr(dy), bf16_ptr(w_down), bf16_ptr(g), bf16_ptr(u), hidden, out(dgu),
                              out(dgu) + hidden, 2 * hidden, out(m), M, dim, hidden, stream);
 #endif
   });

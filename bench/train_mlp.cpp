@@ -7,9 +7,9 @@
 //   (a) cuBLASLt's dh = dy @ W_down alone, what `fused` and `eager` run first (timed first and again last: its spread
 //       between the two is the run-to-run noise);
 //   (b) the fused mode's pair: (a), then gelu_mul_backward (reads dh, g, u; writes dg, du);
-//   (c) dgated_gemm's kernel alone (W_down^T made once beforehand): the one launch_dgated_gemm picks for the shape,
-//       then each of its two kernels by name ("narrow", 128 x 128 tiles, and "wide", 128 x 256: dgated_gemm.h says
-//       which it picks when); and (d) the op as the epilogue mode calls it, with its transposing copy of W_down.
+//   (c) dgated_gemm's kernel alone: the one launch_dgated_gemm picks for the shape, then each of its two kernels by
+//       name ("narrow", 128 x 128 tiles, and "wide", 128 x 256: dgated_gemm.h says which it picks when); and (d) the
+//       op as the epilogue mode calls it (its checks, then the kernel).
 // (c) moves more bytes than (a) can: it reads g and u and writes dg, du and h, 5 [M, hidden] tensors where (a) writes
 // one. So "x (a)" is printed beside "GB/s", the bytes of each op's inputs read once and outputs written once per
 // second of its time. Each is timed as bench_epilogue_mlp times (ladder::GpuTimer: an L2 flush before every run, CUDA
@@ -98,7 +98,7 @@ int bench(int argc, const char* const* argv) {
     const DType dt = DType::BF16;
     const float bound = 1.0f / std::sqrt(float(s.hidden));
     const Tensor dy = ladder::random_tensor({s.M, s.dim}, 1, dt);
-    const Tensor wd = ladder::random_tensor({s.dim, s.hidden}, 2, dt, -bound, bound), wdt = ladder::empty({s.hidden, s.dim}, dt);
+    const Tensor wd = ladder::random_tensor({s.dim, s.hidden}, 2, dt, -bound, bound);
     const Tensor g = ladder::random_tensor({s.M, s.hidden}, 3, dt, -3.0f, 3.0f);
     const Tensor u = ladder::random_tensor({s.M, s.hidden}, 4, dt, -3.0f, 3.0f);
     const Tensor dh = ladder::empty({s.M, s.hidden}, dt), h = ladder::empty({s.M, s.hidden}, dt);
@@ -116,11 +116,11 @@ int bench(int argc, const char* const* argv) {
       backward();
     };
     const auto op = [&] {
-      ch06::dgated_gemm(dy, wd, wdt, g, u, columns(dgu, 0, s.hidden), columns(dgu, s.hidden, s.hidden), h);
+      ch06::dgated_gemm(dy, wd, g, u, columns(dgu, 0, s.hidden), columns(dgu, s.hidden, s.hidden), h);
     };
     const auto kernel = [&](ch06::DgatedGemmLauncher* launch) {
       return [&, launch] {
-        launch(dy.ptr<bf16>(), wdt.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), s.hidden, dgu.ptr<bf16>(),
+        launch(dy.ptr<bf16>(), wd.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), s.hidden, dgu.ptr<bf16>(),
                dgu.ptr<bf16>() + s.hidden, 2 * s.hidden, h.ptr<bf16>(), s.M, s.dim, s.hidden, 0);
       };
     };
@@ -136,7 +136,7 @@ int bench(int argc, const char* const* argv) {
       return fmt::format("{:>11.4f} {:>8}", 100.0 * b.identical, b.max_ulps);
     };
     fused();
-    const std::string bits = check_bits("dgated_gemm", op);  // the op also makes W_down^T for the kernels' runs
+    const std::string bits = check_bits("dgated_gemm", op);
 
     double plain_us = 0;
     auto print_row = [&](const std::string& name, const ladder::GpuTiming& t, double bytes, const std::string& cmp) {
@@ -157,7 +157,7 @@ int bench(int argc, const char* const* argv) {
       const double us = row(name, kernel(launch), kernel_bytes, check_bits(name, kernel(launch)));
       if (c_us == 0) c_us = us;
     }
-    row("(d) dgated_gemm op (+ transpose)", op, kernel_bytes + 4.0 * s.dim * s.hidden, bits);
+    row("(d) dgated_gemm op", op, kernel_bytes, bits);
     const double copy_us =
         print_row("copy of (c)'s bytes", benchmarks::copy_times(timer, iters, int64_t(kernel_bytes)), kernel_bytes, "");
     row("(a) again", plain, gemm_bytes, "");

@@ -67,21 +67,23 @@ __device__ __forceinline__ void init_ring(uint64_t* full, uint64_t* empty, int r
 }
 
 // One stage's worth of math: for each of the 4 k-steps of 16 in the 64-wide stage, one wgmma per 64-row block of the
-// x tile, all against the same stacked weight tile. a_tile and b_tile are the stage's shared addresses.
-template <int kMBlocks, int kN>
+// x tile, all against the same stacked weight tile. a_tile and b_tile are the stage's shared addresses. With
+// kB = Major::MN the weight tile is kN / 64 MN-major panels of kBK rows (64 columns each, kBK * 128 bytes apart).
+template <int kMBlocks, int kN, Major kB = Major::K>
 __device__ __forceinline__ void mma_stage(float (&acc)[kMBlocks][kN / 2], uint32_t a_tile, uint32_t b_tile,
                                           bool accumulate) {
 #pragma unroll
   for (int kk = 0; kk < kBK / 16; ++kk) {
-    const uint64_t desc_b = sw128_kmajor_desc(b_tile + kk * 32);  // +16 bf16 along k
+    const uint64_t desc_b = kB == Major::K ? sw128_kmajor_desc(b_tile + kk * 32)  // +16 bf16 along k
+                                           : sw128_mnmajor_desc(b_tile + kk * 16 * 128, kBK * 128);  // +16 rows
 #pragma unroll
     for (int b = 0; b < kMBlocks; ++b) {
       const uint64_t desc_a = sw128_kmajor_desc(a_tile + b * 64 * kRowBytes + kk * 32);
       const int acc_flag = (accumulate || kk > 0) ? 1 : 0;
       if constexpr (kN == 128)
-        wgmma_m64n128k16(acc[b], desc_a, desc_b, acc_flag);
+        wgmma_m64n128k16<kB>(acc[b], desc_a, desc_b, acc_flag);
       else
-        wgmma_m64n256k16(acc[b], desc_a, desc_b, acc_flag);
+        wgmma_m64n256k16<kB>(acc[b], desc_a, desc_b, acc_flag);
     }
   }
 }
@@ -135,8 +137,9 @@ struct NoWork {
 // The consumer's main loop over one tile's k-tiles, ring positions first .. first + k_tiles - 1, with two stages'
 // wgmma in flight: after issuing k-tile kt, run while_running(kt) (4_overlap.cu: a chunk of the previous tile's
 // epilogue, while the tensor cores work), then wait for k-tile kt - 1 and release its stage. Returns with the last
-// k-tile's wgmma still running (finish_k_tiles waits for it), so a caller can do something in between.
-template <class L, int kStages, int kMBlocks, int kBN, class WhileRunning = NoWork>
+// k-tile's wgmma still running (finish_k_tiles waits for it), so a caller can do something in between. kB: how the
+// weight tile lies (mma_stage).
+template <class L, int kStages, int kMBlocks, int kBN, Major kB = Major::K, class WhileRunning = NoWork>
 __device__ __forceinline__ void issue_k_tiles(float (&acc)[kMBlocks][kBN / 2], uint8_t* smem, uint64_t* full,
                                               uint64_t* empty, uint32_t first, int k_tiles, uint32_t a_offset,
                                               int thread, WhileRunning while_running = {}) {
@@ -146,7 +149,7 @@ __device__ __forceinline__ void issue_k_tiles(float (&acc)[kMBlocks][kBN / 2], u
     mbar_wait(&full[s], (pos / kStages) & 1);
     const uint32_t a = smem_u32(smem + s * L::kStageBytes);
     wgmma_fence();
-    mma_stage<kMBlocks, kBN>(acc, a + a_offset, a + L::kABytes, kt > 0);
+    mma_stage<kMBlocks, kBN, kB>(acc, a + a_offset, a + L::kABytes, kt > 0);
     wgmma_commit_group();
     while_running(kt);
     if (kt > 0) {

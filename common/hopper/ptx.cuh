@@ -206,12 +206,27 @@ __device__ __forceinline__ uint64_t sw128_kmajor_desc(uint32_t smem_addr) {
          (static_cast<uint64_t>(1024 >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
 }
 
+// Which dimension of a B operand is contiguous in shared memory. K: rows of k, as nn.Linear's weights are stored and
+// as everything above assumes. MN: rows of n, as W_down [dim, hidden] is stored when it is the B of dh = dy @ W_down
+// (k = dim, n = hidden); wgmma reads that layout as it is, with its transpose-b flag set.
+enum class Major { K, MN };
+
+// The descriptor for an MN-major tile written by TMA with the 128-byte swizzle, as 64-column panels: a panel is rows
+// of 64 n values (128 bytes), one row per k, 8-row groups 1024 bytes apart. For MN-major tiles the two offsets swap
+// roles (PTX ISA, "leading dimension byte offset"): the stride-dimension offset steps 8 k (1024 bytes), the
+// leading-dimension offset steps to the next 64 columns, `panel_bytes` on. Stepping k by 16 is +16 rows, 2048 bytes.
+__device__ __forceinline__ uint64_t sw128_mnmajor_desc(uint32_t smem_addr, uint32_t panel_bytes) {
+  return static_cast<uint64_t>((smem_addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(panel_bytes >> 4) << 16) |
+         (static_cast<uint64_t>(1024 >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
+}
+
 // D[64 x N] (+)= A[64 x 16] * B[16 x N] on the tensor cores, bf16 in, float32 accumulate, A and B both read from
-// shared memory through descriptors, both K-major (x rows and weight rows have k contiguous, so no transposes: the
-// trailing "1, 1, 0, 0" are scale-a, scale-b, transpose-a, transpose-b). `accumulate` == 0 makes it D = A * B, which
-// spares zeroing 64-128 registers at every tile's start. The register list is the accumulator fragment described in
-// 04_epilogue_mlp/epilogue.cuh ("THE PAIRING"): d[i] holds row 16 * warp + lane / 4 + 8 * ((i / 2) % 2), column
-// 8 * (i / 4) + 2 * (lane % 4) + i % 2.
+// shared memory through descriptors. A is K-major; B is K-major by default (x rows and weight rows have k contiguous,
+// so no transposes), MN-major with kB = Major::MN: the trailing "1, 1, 0, kB" are scale-a, scale-b, transpose-a,
+// transpose-b. `accumulate` == 0 makes it D = A * B, which spares zeroing 64-128 registers at every tile's start. The
+// register list is the accumulator fragment described in 04_epilogue_mlp/epilogue.cuh ("THE PAIRING"): d[i] holds row
+// 16 * warp + lane / 4 + 8 * ((i / 2) % 2), column 8 * (i / 4) + 2 * (lane % 4) + i % 2.
+template <Major kB = Major::K>
 __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int accumulate) {
   asm volatile(
       "{\n"
@@ -222,7 +237,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
       "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-      "}, %64, %65, p, 1, 1, 0, 0;\n"
+      "}, %64, %65, p, 1, 1, 0, %67;\n"
       "}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
         "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
@@ -232,9 +247,10 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t desc_a
         "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
         "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
         "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kB == Major::MN ? 1 : 0));
 }
 
+template <Major kB = Major::K>
 __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b, int accumulate) {
   asm volatile(
       "{\n"
@@ -249,7 +265,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-      "}, %128, %129, p, 1, 1, 0, 0;\n"
+      "}, %128, %129, p, 1, 1, 0, %131;\n"
       "}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
         "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
@@ -267,7 +283,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
         "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]),
         "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),
         "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kB == Major::MN ? 1 : 0));
 }
 
 }  // namespace hopper
