@@ -8,7 +8,7 @@
 // the loop. The template flag kFast picks the epilogue's arithmetic (epilogue.cuh): the exact GELU and multiply
 // (4_overlap.cu) or their cheapest forms that give the same bits (5_fast.cu). A second flag, kKeep, is for training
 // (chapter 06): the held tile's g and u also go out, through the same staging tile and TMA store as m, in two more
-// steps of the epilogue before its chunks.
+// steps of the epilogue before its chunks, each a k-tile after the one before (step_at).
 // With kernels.cuh, this is what chapter 04 offers the chapters after it (cmake/layering.cmake): the overlap kernel
 // as a template (geglu_gemm_overlap, launch_overlap_kernel and Kept) for a __global__ of their own.
 #pragma once
@@ -145,6 +145,18 @@ __device__ __forceinline__ void geglu_gemm_overlap(const CUtensorMap& map_x, con
     epilogue_chunk_at<kFast>(step - kPre, held_g, held_u, smem_u32(tile), thread);
     if (step == kSteps - 1) store_held(&map_m, tile, c, thread, held_row, held_col);
   };
+  // Which step runs after issuing k-tile `slot` (-1: none). Without kKeep, step kt after k-tile kt. With it, g's step
+  // after k-tile 0, u's after k-tile 2 and the chunks from k-tile 4 on: u's step waits until the copy engine has read
+  // g out of the staging tile, the first chunk until it has read u, and a k-tile between them leaves those reads the
+  // time to finish (bench/results/geglu_gemm_keep.md).
+  constexpr int kSlots = kKeep ? kSteps + 2 : kSteps;
+  const auto step_at = [](int slot) {
+    if (!kKeep) return slot;
+    return slot == 0 ? 0 : slot == 2 ? 1 : slot >= 4 ? slot - 2 : -1;
+  };
+  const auto epilogue_slot = [&](int slot) {
+    if (const int step = step_at(slot); step >= 0) epilogue_step(step);
+  };
 
   for (int i = 0;; ++i) {  // both consumers take every tile of the block
     const int t = blockIdx.x + i * gridDim.x;
@@ -155,10 +167,10 @@ __device__ __forceinline__ void geglu_gemm_overlap(const CUtensorMap& map_x, con
     // Main loop (pipeline.cuh), opened up: after issuing k-tile kt's wgmma, step kt of the previous tile's epilogue.
     const uint32_t first = static_cast<uint32_t>(i) * k_tiles;
     issue_k_tiles<L, kStages, kMBlocks, kBN>(acc, smem, full, empty, first, k_tiles, a_offset, thread, [&](int kt) {
-      if (holding && kt < kSteps) epilogue_step(kt);  // while the tensor cores run
+      if (holding && kt < kSlots) epilogue_slot(kt);  // while the tensor cores run
     });
-    if (holding && k_tiles < kSteps)  // short main loops: the steps that did not fit
-      for (int step = k_tiles; step < kSteps; ++step) epilogue_step(step);
+    if (holding && k_tiles < kSlots)  // short main loops: the steps that did not fit
+      for (int slot = k_tiles; slot < kSlots; ++slot) epilogue_slot(slot);
     finish_k_tiles<kStages>(acc, empty, first + k_tiles - 1, thread);
 
     // Hold this tile: round g and u to bf16 pairs (as eager's GEMMs store them). The accumulators are free again.
