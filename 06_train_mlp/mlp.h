@@ -11,11 +11,10 @@
 //   epilogue  04_epilogue_mlp's forward kernel, also storing g and u (geglu_gemm_keep.cu), keeping g and u only; the
 //          backward's first GEMM, dh = dy @ W_down, is hand-written
 //          (dgated_gemm.cu, Hopper) with the gelu_mul backward in its epilogue: dh never reaches memory, and h is
-//          recomputed there for dW_down. Then three GEMMs (dW_down, dx, the stacked dW): 4 kernels and a transposing
-//          copy of W_down.
+//          recomputed there for dW_down. Then three GEMMs (dW_down, dx, the stacked dW): 4 kernels.
 //   recompute  04_epilogue_mlp's forward (gate, up, gelu and the product in one geglu_gemm kernel), keeping nothing
 //          but x. Where epilogue's kernel runs, the backward replays g and u as one GEMM of the stacked weight into
-//          [g | u] and then runs epilogue's backward: 5 kernels and the copy; elsewhere it replays g and u (two GEMMs)
+//          [g | u] and then runs epilogue's backward: 5 kernels; elsewhere it replays g and u (two GEMMs)
 //          and h (gelu_mul), then runs fused's backward: 8 kernels.
 //
 // The weights of gate and up are the two halves of one [2H, d] tensor (and so are their gradients), so the fused
