@@ -8,7 +8,7 @@
 // the loop. The template flag kFast picks the epilogue's arithmetic (epilogue.cuh): the exact GELU and multiply
 // (4_overlap.cu) or their cheapest forms that give the same bits (5_fast.cu). A second flag, kKeep, is for training
 // (chapter 06): the held tile's g and u also go out, through the same staging tile and TMA store as m, in two more
-// steps of the epilogue before its chunks, each a k-tile after the one before (step_at).
+// steps of the epilogue before its chunks, spaced over the next tile's first k-tiles (step_at).
 // With kernels.cuh, this is what chapter 04 offers the chapters after it (cmake/layering.cmake): the overlap kernel
 // as a template (geglu_gemm_overlap, launch_overlap_kernel and Kept) for a __global__ of their own.
 #pragma once
@@ -72,14 +72,13 @@ __device__ __forceinline__ void store_held(const CUtensorMap* map_m, uint8_t* ti
   if (thread == 0) store_tile<kRows, kBN / 2>(map_m, tile, row0, col0);
 }
 
-// kKeep's two steps before the chunks: step 0 stages the held g pairs (already bf16) and stores them to kept.g, step
-// 1 waits until the copy engine has read them and does the same with u. The first chunk then waits for u's read.
-__device__ __forceinline__ void keep_step(int step, const uint32_t (&held)[32], const CUtensorMap* map, uint8_t* tile,
-                                          int c, int thread, int row0, int col0) {
-  if (step == 1) {
-    if (thread == 0) bulk_wait_group_read<0>();
-    named_barrier_sync(1 + c, kWarpgroup);
-  }
+// kKeep's two steps before the chunks: each waits until the copy engine has read what the staging tile held (step
+// 0: the previous tile's m, step 1: g), then stages the held pairs (already bf16) and stores them to kept.g (step 0)
+// or kept.u (step 1). The first chunk then waits for u's read.
+__device__ __forceinline__ void keep_step(const uint32_t (&held)[32], const CUtensorMap* map, uint8_t* tile, int c,
+                                          int thread, int row0, int col0) {
+  if (thread == 0) bulk_wait_group_read<0>();
+  named_barrier_sync(1 + c, kWarpgroup);
 #pragma unroll
   for (int j = 0; j < 16; j += 2)
     stage_four<kRows * 128>(smem_u32(tile), 0, j, held[2 * j], held[2 * j + 1], held[2 * j + 2], held[2 * j + 3],
@@ -133,9 +132,9 @@ __device__ __forceinline__ void geglu_gemm_overlap(const CUtensorMap& map_x, con
   const auto epilogue_step = [&](int step) {
     if (kKeep && step < kPre) {
       if (step == 0)  // two calls, so that each indexes its register array with constants only
-        keep_step(0, held_g, &kept->g, tile, c, thread, held_row, held_col);
+        keep_step(held_g, &kept->g, tile, c, thread, held_row, held_col);
       else
-        keep_step(1, held_u, &kept->u, tile, c, thread, held_row, held_col);
+        keep_step(held_u, &kept->u, tile, c, thread, held_row, held_col);
       return;
     }
     if (kKeep && step == kPre) {
@@ -146,13 +145,13 @@ __device__ __forceinline__ void geglu_gemm_overlap(const CUtensorMap& map_x, con
     if (step == kSteps - 1) store_held(&map_m, tile, c, thread, held_row, held_col);
   };
   // Which step runs after issuing k-tile `slot` (-1: none). Without kKeep, step kt after k-tile kt. With it, g's step
-  // after k-tile 0, u's after k-tile 2 and the chunks from k-tile 4 on: u's step waits until the copy engine has read
-  // g out of the staging tile, the first chunk until it has read u, and a k-tile between them leaves those reads the
-  // time to finish (bench/results/geglu_gemm_keep.md).
-  constexpr int kSlots = kKeep ? kSteps + 2 : kSteps;
+  // after k-tile 0, u's after k-tile 2 and the chunks from k-tile 3 on: u's step waits until the copy engine has read
+  // g out of the staging tile, and a k-tile between them leaves that read the time to finish (the spacings measured:
+  // bench/results/geglu_gemm_keep.md).
+  constexpr int kSlots = kKeep ? kSteps + 1 : kSteps;
   const auto step_at = [](int slot) {
     if (!kKeep) return slot;
-    return slot == 0 ? 0 : slot == 2 ? 1 : slot >= 4 ? slot - 2 : -1;
+    return slot == 0 ? 0 : slot == 2 ? 1 : slot >= 3 ? slot - 1 : -1;
   };
   const auto epilogue_slot = [&](int slot) {
     if (const int step = step_at(slot); step >= 0) epilogue_step(step);
@@ -183,9 +182,12 @@ __device__ __forceinline__ void geglu_gemm_overlap(const CUtensorMap& map_x, con
     held_row = mb * kBM + c * kRows;
     held_col = nb * (kBN / 2);
     // The staging tile must be free before the next tile's chunks write it: the store issued one tile ago has long
-    // finished reading it, so this wait costs nothing in steady state.
-    if (thread == 0) bulk_wait_group_read<0>();
-    named_barrier_sync(1 + c, kWarpgroup);
+    // finished reading it, so this wait costs nothing in steady state. With kKeep, m's store leaves later in the
+    // loop, and g's step waits for it instead, once the next tile's first wgmma are issued.
+    if constexpr (!kKeep) {
+      if (thread == 0) bulk_wait_group_read<0>();
+      named_barrier_sync(1 + c, kWarpgroup);
+    }
   }
   if (holding)  // the block's last tile: nothing left to overlap with
     for (int step = 0; step < kSteps; ++step) epilogue_step(step);
