@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           hopper::mbar_arrive_expect_tx(&full[s], L::kStageBytes);
           hopper::tma_load_2d(a, &map_dy, &full[s], kt * kBK, mb * kBM, keep);                        // dy rows
           for (int p = 0; p < kBN / 64; ++p)  // W_down rows kt * 64 .., 64 columns a panel (as dgated_gemm.cu)
-            hopper::tma_load_2d(b + p * 64 * kBK * 2, &map_w, &full[s], nb * kBN + 64 * p, kt * kBK, keep);
+            hopper::tma_load_2d(b + p * hopper::kMnPanelBytes, &map_w, &full[s], nb * kBN + 64 * p, kt * kBK, keep);
         }
       }
       return;
@@ -148,8 +148,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   float acc[1][kBN / 2];
   for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
     const uint32_t first = static_cast<uint32_t>(i) * k_tiles;
-    hopper::issue_k_tiles<L, kStages, 1, kBN, hopper::Major::MN>(acc, smem, full, empty, first, k_tiles, c * kRows * hopper::kRowBytes,
-                                            thread);
+    hopper::issue_k_tiles<L, kStages, 1, kBN, hopper::Major::MN>(acc, smem, full, empty, first, k_tiles,
+                                                                 c * kRows * hopper::kRowBytes, thread);
     hopper::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, first + k_tiles - 1, thread);
     if (i >= 1) hopper::mbar_wait(dh_empty, (i - 1) & 1);
 #pragma unroll

@@ -66,16 +66,19 @@ __device__ __forceinline__ void init_ring(uint64_t* full, uint64_t* empty, int r
   }
 }
 
+// An MN-major weight tile (Major::MN) is panels of 64 columns, one 128-byte row per k: kBK rows, kMnPanelBytes apart.
+constexpr int kMnPanelBytes = kBK * kRowBytes;
+
 // One stage's worth of math: for each of the 4 k-steps of 16 in the 64-wide stage, one wgmma per 64-row block of the
 // x tile, all against the same stacked weight tile. a_tile and b_tile are the stage's shared addresses. With
-// kB = Major::MN the weight tile is kN / 64 MN-major panels of kBK rows (64 columns each, kBK * 128 bytes apart).
+// kB = Major::MN the weight tile is kN / 64 MN-major panels (+16 k is 16 rows on).
 template <int kMBlocks, int kN, Major kB = Major::K>
 __device__ __forceinline__ void mma_stage(float (&acc)[kMBlocks][kN / 2], uint32_t a_tile, uint32_t b_tile,
                                           bool accumulate) {
 #pragma unroll
   for (int kk = 0; kk < kBK / 16; ++kk) {
     const uint64_t desc_b = kB == Major::K ? sw128_kmajor_desc(b_tile + kk * 32)  // +16 bf16 along k
-                                           : sw128_mnmajor_desc(b_tile + kk * 16 * 128, kBK * 128);  // +16 rows
+                                           : sw128_mnmajor_desc(b_tile + kk * 16 * kRowBytes, kMnPanelBytes);
 #pragma unroll
     for (int b = 0; b < kMBlocks; ++b) {
       const uint64_t desc_a = sw128_kmajor_desc(a_tile + b * 64 * kRowBytes + kk * 32);
