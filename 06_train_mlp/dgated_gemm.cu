@@ -84,27 +84,35 @@ using dgated::backward_vector;
 using dgated::ld_shared_v4;
 
 // The epilogue of tile (mb, nb): dh is in the dh buffer, g and u arrive in the kChunks slots (chunk q holds rows
-// 32q .. 32q + 31). Thread e takes vectors e, e + kEpilogueThreads, ...; vector v is row v / 16, columns 8 (v % 16)
-// ... + 7, so a warp's 32 vectors are two whole rows of one chunk, and a warp hands a slot back to the producer as
-// soon as it has read its last vectors there.
+// 32q .. 32q + 31). Thread e takes column group e % 16 (8 columns, 16 bytes) of rows e / 16, e / 16 + kRowStep, ...:
+// a warp's 32 vectors are two whole rows of one chunk, and a warp hands a slot back to the producer as soon as it has
+// read its last rows there. Its column, and so the swizzle's chunk and the panel, stay the same all tile long; only
+// the row moves, so each vector costs a few adds of addresses.
+constexpr int kRowStep = kEpilogueThreads / 16;
 __device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint32_t dh_tile, uint32_t gu,
                                               uint64_t* gu_full, uint64_t* gu_empty, uint32_t parity, int e) {
-  int first = e - e % 32;  // the warp's first vector in this round
+  const int group = e % 16;
+  const int64_t r0 = int64_t(mb) * kBM, c = int64_t(nb) * kBN + 8 * group;
+  const bool column_in = c < io.hidden;
+  int row = e / 16;
+  int64_t at_dgu = (r0 + row) * io.ld_dgu + c, at_h = (r0 + row) * io.hidden + c;  // elements into dg and du, h
+  const uint32_t dh_panel = dh_tile + (group / 8) * kPanelBytes, gu_panel = gu + (group / 8) * kGuPanelBytes;
 #pragma unroll 1
   for (int q = 0; q < kChunks; ++q) {
     hopper::mbar_wait(&gu_full[q], parity);
-    const uint32_t slot = gu + q * kChunkBytes;
+    const uint32_t slot = gu_panel + q * (kChunkBytes - kChunkRows * 128);  // row r of chunk q at slot + 128 r
 #pragma unroll 1  // a loop: unrolled twice it measured no faster
-    for (; first < (q + 1) * kChunkVectors; first += kEpilogueThreads) {
-      const int v = first + e % 32, row = v / 16, group = v % 16;
-      const int64_t r = int64_t(mb) * kBM + row, c = int64_t(nb) * kBN + 8 * group;
-      if (r >= io.M || c >= io.hidden) continue;
-      const uint32_t at = slot + hopper::staged_address<kGuPanelBytes>(0, row - q * kChunkRows, group);
-      uint4 g = ld_shared_v4(at), u = ld_shared_v4(at + 2 * kGuPanelBytes), h;
-      backward_vector(ld_shared_v4(hopper::staged_address<kPanelBytes>(dh_tile, row, group)), g, u, h);
-      __stcs(reinterpret_cast<uint4*>(io.dg + r * io.ld_dgu + c), g);  // streaming stores: written once
-      __stcs(reinterpret_cast<uint4*>(io.du + r * io.ld_dgu + c), u);
-      __stcs(reinterpret_cast<uint4*>(io.h + r * io.hidden + c), h);
+    for (; row < (q + 1) * kChunkRows; row += kRowStep) {
+      const uint32_t in_row = row * 128 + (((group % 8) ^ (row % 8)) << 4);  // the 128-byte swizzle (staging.cuh)
+      uint4 g = ld_shared_v4(slot + in_row), u = ld_shared_v4(slot + in_row + 2 * kGuPanelBytes), h;
+      backward_vector(ld_shared_v4(dh_panel + in_row), g, u, h);
+      if (column_in && r0 + row < io.M) {
+        __stcs(reinterpret_cast<uint4*>(io.dg + at_dgu), g);  // streaming stores: written once
+        __stcs(reinterpret_cast<uint4*>(io.du + at_dgu), u);
+        __stcs(reinterpret_cast<uint4*>(io.h + at_h), h);
+      }
+      at_dgu += kRowStep * io.ld_dgu;
+      at_h += kRowStep * io.hidden;
     }
     __syncwarp();
     if (e % 32 == 0) hopper::mbar_arrive(&gu_empty[q]);
@@ -199,14 +207,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     hopper::issue_k_tiles<L, kStages, 1, kBN, hopper::Major::MN>(acc, smem, full, empty, first, k_tiles,
                                                                  c * kRows * hopper::kRowBytes, thread);
     hopper::finish_k_tiles<kStages, 1, kBN / 2>(acc, empty, first + k_tiles - 1, thread);
-    uint32_t dh[kPairs];
-#pragma unroll
-    for (int q = 0; q < kPairs; ++q) dh[q] = hopper::pack_bf16x2(acc[0][2 * q], acc[0][2 * q + 1]);  // as cuBLAS
     if (i >= 1) hopper::mbar_wait(dh_empty, (i - 1) & 1);
 #pragma unroll
-    for (int j = 0; j < kPairs / 2; j += 2)
-      hopper::stage_four<kPanelBytes>(dh_tile, c * kRows, j, dh[2 * j], dh[2 * j + 1], dh[2 * j + 2], dh[2 * j + 3],
-                                    thread);
+    for (int j = 0; j < kPairs / 2; j += 2) {  // bf16 pairs 2j .. 2j + 3 of dh, rounded as cuBLAS rounds
+      const float* a = &acc[0][4 * j];
+      hopper::stage_four<kPanelBytes>(dh_tile, c * kRows, j, hopper::pack_bf16x2(a[0], a[1]),
+                                      hopper::pack_bf16x2(a[2], a[3]), hopper::pack_bf16x2(a[4], a[5]),
+                                      hopper::pack_bf16x2(a[6], a[7]), thread);
+    }
     hopper::named_barrier_sync(1 + c, kWarpgroup);
     if (thread == 0) hopper::mbar_arrive(dh_full);
   }
