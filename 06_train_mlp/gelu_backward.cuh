@@ -36,9 +36,10 @@ __device__ __forceinline__ float gelu_sigmoid_ftz(float x) {
 // dgelu(x) from x and its s.
 __device__ __forceinline__ float gelu_tanh_derivative_f32(float x, float s) {
   const float x_sq = __fmul_rn(x, x);
-  const float inner_derivative = __fmul_rn(ladder::kGeluBeta, __fmaf_rn(3.0f * ladder::kGeluKappa, x_sq, 1.0f));
+  const float twice_inner_derivative =
+      __fmul_rn(2.0f * ladder::kGeluBeta, __fmaf_rn(3.0f * ladder::kGeluKappa, x_sq, 1.0f));
   const float s_one_minus_s = __fmul_rn(s, __fsub_rn(1.0f, s));
-  return __fmaf_rn(__fmul_rn(__fmul_rn(2.0f, x), s_one_minus_s), inner_derivative, s);
+  return __fmaf_rn(__fmul_rn(x, s_one_minus_s), twice_inner_derivative, s);
 }
 
 __device__ __forceinline__ float gelu_tanh_backward_f32(float dy, float x) {
