@@ -69,19 +69,28 @@ __device__ __forceinline__ void init_ring(uint64_t* full, uint64_t* empty, int r
 // An MN-major weight tile (Major::MN) is panels of 64 columns, one 128-byte row per k: kBK rows, kMnPanelBytes apart.
 constexpr int kMnPanelBytes = kBK * kRowBytes;
 
+// A descriptor of the same tile `bytes` further on in shared memory: bytes / 16 more in its start address field (bits
+// 0-13), which no address of the 228 KB window carries out of, so only the low word changes (one add, not a 64-bit
+// add or a new descriptor).
+__device__ __forceinline__ uint64_t desc_plus(uint64_t desc, uint32_t bytes) {
+  return (desc & 0xFFFFFFFF00000000ull) | (static_cast<uint32_t>(desc) + (bytes >> 4));
+}
+
 // One stage's worth of math: for each of the 4 k-steps of 16 in the 64-wide stage, one wgmma per 64-row block of the
 // x tile, all against the same stacked weight tile. a_tile and b_tile are the stage's shared addresses. With
-// kB = Major::MN the weight tile is kN / 64 MN-major panels (+16 k is 16 rows on).
+// kB = Major::MN the weight tile is kN / 64 MN-major panels (+16 k is 16 rows on). The two descriptors are built once
+// a stage; every k-step and row block steps them (desc_plus).
 template <int kMBlocks, int kN, Major kB = Major::K>
 __device__ __forceinline__ void mma_stage(float (&acc)[kMBlocks][kN / 2], uint32_t a_tile, uint32_t b_tile,
                                           bool accumulate) {
+  const uint64_t a0 = sw128_kmajor_desc(a_tile);
+  const uint64_t b0 = kB == Major::K ? sw128_kmajor_desc(b_tile) : sw128_mnmajor_desc(b_tile, kMnPanelBytes);
 #pragma unroll
   for (int kk = 0; kk < kBK / 16; ++kk) {
-    const uint64_t desc_b = kB == Major::K ? sw128_kmajor_desc(b_tile + kk * 32)  // +16 bf16 along k
-                                           : sw128_mnmajor_desc(b_tile + kk * 16 * kRowBytes, kMnPanelBytes);
+    const uint64_t desc_b = desc_plus(b0, kB == Major::K ? kk * 32 : kk * 16 * kRowBytes);  // +16 k
 #pragma unroll
     for (int b = 0; b < kMBlocks; ++b) {
-      const uint64_t desc_a = sw128_kmajor_desc(a_tile + b * 64 * kRowBytes + kk * 32);
+      const uint64_t desc_a = desc_plus(a0, b * 64 * kRowBytes + kk * 32);
       const int acc_flag = (accumulate || kk > 0) ? 1 : 0;
       if constexpr (kN == 128)
         wgmma_m64n128k16<kB>(acc[b], desc_a, desc_b, acc_flag);
