@@ -93,26 +93,27 @@ __device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint
                                               uint64_t* gu_full, uint64_t* gu_empty, uint32_t parity, int e) {
   const int group = e % 16;
   const int64_t r0 = int64_t(mb) * kBM, c = int64_t(nb) * kBN + 8 * group;
-  const bool column_in = c < io.hidden;
-  int row = e / 16;
-  int64_t at_dgu = (r0 + row) * io.ld_dgu + c, at_h = (r0 + row) * io.hidden + c;  // elements into dg and du, h
+  // The tile's rows inside the matrix; none where this thread's column lies past hidden. Stores stop there.
+  const int rows_in = c < io.hidden ? static_cast<int>(min(io.M - r0, int64_t(kBM))) : 0;
+  unsigned row = e / 16;
+  bf16 *dg = io.dg + (r0 + row) * io.ld_dgu + c, *du = io.du + (r0 + row) * io.ld_dgu + c;  // this row's vectors
+  bf16* h_out = io.h + (r0 + row) * io.hidden + c;
+  const int64_t dgu_step = kRowStep * io.ld_dgu, h_step = kRowStep * io.hidden;
   const uint32_t dh_panel = dh_tile + (group / 8) * kPanelBytes, gu_panel = gu + (group / 8) * kGuPanelBytes;
 #pragma unroll 1
   for (int q = 0; q < kChunks; ++q) {
     hopper::mbar_wait(&gu_full[q], parity);
     const uint32_t slot = gu_panel + q * (kChunkBytes - kChunkRows * 128);  // row r of chunk q at slot + 128 r
 #pragma unroll 1  // a loop: unrolled twice it measured no faster
-    for (; row < (q + 1) * kChunkRows; row += kRowStep) {
+    for (; row < (q + 1) * kChunkRows; row += kRowStep, dg += dgu_step, du += dgu_step, h_out += h_step) {
       const uint32_t in_row = row * 128 + (((group % 8) ^ (row % 8)) << 4);  // the 128-byte swizzle (staging.cuh)
       uint4 g = ld_shared_v4(slot + in_row), u = ld_shared_v4(slot + in_row + 2 * kGuPanelBytes), h;
       backward_vector(ld_shared_v4(dh_panel + in_row), g, u, h);
-      if (column_in && r0 + row < io.M) {
-        __stcs(reinterpret_cast<uint4*>(io.dg + at_dgu), g);  // streaming stores: written once
-        __stcs(reinterpret_cast<uint4*>(io.du + at_dgu), u);
-        __stcs(reinterpret_cast<uint4*>(io.h + at_h), h);
+      if (static_cast<int>(row) < rows_in) {
+        __stcs(reinterpret_cast<uint4*>(dg), g);  // streaming stores: written once
+        __stcs(reinterpret_cast<uint4*>(du), u);
+        __stcs(reinterpret_cast<uint4*>(h_out), h);
       }
-      at_dgu += kRowStep * io.ld_dgu;
-      at_h += kRowStep * io.hidden;
     }
     __syncwarp();
     if (e % 32 == 0) hopper::mbar_arrive(&gu_empty[q]);
