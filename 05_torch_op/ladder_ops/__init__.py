@@ -170,20 +170,6 @@ torch.library.register_autograd("ladder::geglu_gemm_keep", _geglu_gemm_keep_back
 # again for down_proj's weight gradient (chapter 06's epilogue mode). Then the weights' and x's gradients as in
 # geglu_gemm_keep's backward. geglu_mlp_keep keeps x, g and u (100.7 MB at the blog's shape, against 151.0 for g, u and
 # m); geglu_mlp keeps x alone and replays g and u with two GEMMs first (chapter 06's recompute mode).
-def stacked_weights(w_gate, w_up):
-    """[W_gate; W_up] as one [2 hidden, dim] view, when up's rows follow gate's in one storage (as LadderGEGLUMLP keeps
-    them), else None. Not while torch.compile traces: its tensors do not show their storage."""
-    if torch.compiler.is_compiling() or w_gate.shape != w_up.shape or w_gate.dim() != 2:
-        return None
-    if not (w_gate.is_contiguous() and w_up.is_contiguous()) or w_gate.device != w_up.device:
-        return None
-    if w_gate.untyped_storage().data_ptr() != w_up.untyped_storage().data_ptr():
-        return None
-    if w_up.storage_offset() != w_gate.storage_offset() + w_gate.numel():
-        return None
-    return w_gate.as_strided((2 * w_gate.shape[0], w_gate.shape[1]), w_gate.stride())
-
-
 def _mlp_backward(ctx, dy, x, w_gate, w_up, w_down, g, u):
     hidden, dim = w_gate.shape
     x2, dy2 = x.reshape(-1, dim), dy.contiguous().reshape(-1, dim)
@@ -192,11 +178,8 @@ def _mlp_backward(ctx, dy, x, w_gate, w_up, w_down, g, u):
     need_x, need_gate, need_up, need_down = ctx.needs_input_grad[:4]
     d_down = dy2.T @ m if need_down else None
     del m
-    dx, w_gu = None, stacked_weights(w_gate, w_up)
-    if need_x and w_gu is not None:  # one GEMM, [dg | du] @ [W_gate; W_up], as chapter 06 makes dx
-        dx = (dgu @ w_gu).reshape(x.shape)
-    elif need_x:  # two weights in two places: two GEMMs, the second adding into the first
-        dx = (dgu[:, :hidden] @ w_gate).addmm_(dgu[:, hidden:], w_up).reshape(x.shape)
+    dg, du = dgu[:, :hidden], dgu[:, hidden:]
+    dx = (dg @ w_gate).addmm_(du, w_up).reshape(x.shape) if need_x else None
     # Both weights' gradients from one GEMM, [dW_gate; dW_up] = [dg | du]^T @ x, as two halves of its result.
     d_gate, d_up = (dgu.T @ x2).split(hidden) if need_gate or need_up else (None, None)
     return dx, d_gate if need_gate else None, d_up if need_up else None, d_down
@@ -269,8 +252,7 @@ class LadderGEGLUMLP(nn.Module):
         Elsewhere nn.Linear + ladder::gelu_mul, keeping h too, as Liger.
       recompute=True: keeping only x. On Hopper ladder::geglu_mlp (the backward replays g and u, then as above);
         elsewhere ladder::geglu_gemm, keeping h for down_proj as well.
-    The one-op paths read down_proj.weight directly, as the fused forward reads gate_proj's and up_proj's. Those two
-    weights are kept as the halves of one buffer (still two parameters), so the backward's dx is one GEMM over both.
+    The one-op paths read down_proj.weight directly, as the fused forward reads gate_proj's and up_proj's.
     """
 
     def __init__(self, config, fused=None, recompute=False):
@@ -286,25 +268,6 @@ class LadderGEGLUMLP(nn.Module):
         self.down_proj = nn.Linear(self.intermediate_size, self.hidden_size, bias=False)
         self.fused = fused  # None: wherever the GPU runs chapter 04's default variant
         self.recompute = bool(recompute)
-        self._stack_gate_up()
-
-    def _stack_gate_up(self):
-        """gate_proj's and up_proj's weights as the two halves of one [2 intermediate, hidden] buffer: still two
-        parameters, with their own names, gradients and optimizer state, but the training backward makes dx with one
-        GEMM over both (stacked_weights), with no copy."""
-        w_gate, w_up = getattr(self.gate_proj, "weight", None), getattr(self.up_proj, "weight", None)
-        if not (isinstance(w_gate, nn.Parameter) and isinstance(w_up, nn.Parameter)) or w_gate.shape != w_up.shape:
-            return
-        if w_gate.device != w_up.device or w_gate.dtype != w_up.dtype or stacked_weights(w_gate, w_up) is not None:
-            return
-        both = torch.cat([w_gate.detach(), w_up.detach()])
-        w_gate.data, w_up.data = both[: w_gate.shape[0]], both[w_gate.shape[0]:]
-
-    def _apply(self, fn, *args, **kwargs):
-        # .to(), .cuda(), .bfloat16() give each parameter storage of its own: stack the two again afterwards.
-        super()._apply(fn, *args, **kwargs)
-        self._stack_gate_up()
-        return self
 
     def forward(self, x):
         fused = self.fused if self.fused is not None else fused_gemm_runs(x.device.index or 0)

@@ -119,24 +119,6 @@ class ModuleTests(unittest.TestCase):
                 for p in mlp.parameters():
                     self.assertEqual(p.grad.shape, p.shape)
 
-    def test_gate_and_up_weights_are_the_halves_of_one_buffer(self):
-        # So the training backward makes dx with one GEMM over both weights and no copy; .to() and load_state_dict
-        # keep it so, and the state_dict keys stay Liger's.
-        mlp = ladder_ops.LadderGEGLUMLP(small_config())
-        for step in ("built", "to bf16", "loaded"):
-            if step == "to bf16":
-                mlp = mlp.to(BF16)
-            if step == "loaded":
-                mlp.load_state_dict({k: torch.randn_like(v) for k, v in mlp.state_dict().items()})
-            with self.subTest(step=step):
-                both = ladder_ops.stacked_weights(mlp.gate_proj.weight, mlp.up_proj.weight)
-                self.assertIsNotNone(both)
-                self.assertEqual(both.shape, (400, 64))
-                self.assertTrue(torch.equal(both[:200], mlp.gate_proj.weight))
-                self.assertTrue(torch.equal(both[200:], mlp.up_proj.weight))
-        self.assertEqual(list(mlp.state_dict()), ["gate_proj.weight", "up_proj.weight", "down_proj.weight"])
-        self.assertIsNone(ladder_ops.stacked_weights(meta(200, 64), meta(200, 64)))  # two buffers: two GEMMs
-
 
 if __name__ == "__main__":
     unittest.main()
