@@ -2,15 +2,16 @@
 // into it when -DLADDER_TORCH=ON): torch.ops.ladder.gelu_mul_backward, which the autograd formulas of gelu_mul and
 // geglu_gemm (05_torch_op/ladder_ops/__init__.py) call, torch.ops.ladder.geglu_gemm_keep, 04's GEMM also keeping g and
 // u, torch.ops.ladder.dgated_gemm, the backward GEMM with gelu_mul's backward in its epilogue, and the whole MLP as one
-// op (geglu_mlp_keep, geglu_mlp), whose backward runs it. Host code only, as 05_torch_op/torch_ops.cpp, whose header
-// says what an operator is and the rules every kernel below follows; TORCH_LIBRARY_FRAGMENT adds these schemas to the
-// `ladder` library that file defines.
+// op (geglu_mlp_keep, geglu_mlp), whose backward, geglu_mlp_backward, runs it and the gradients' GEMMs. Host code
+// only, as 05_torch_op/torch_ops.cpp, whose header says what an operator is and the rules every kernel below follows;
+// TORCH_LIBRARY_FRAGMENT adds these schemas to the `ladder` library that file defines.
 #include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/library.h>
 
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -145,6 +146,48 @@ at::Tensor geglu_mlp(const at::Tensor& x, const at::Tensor& w_gate, const at::Te
   return at::linear(ch05::geglu_gemm(x, w_gate, w_up, ""), w_down);
 }
 
+// Whether w_up's rows follow w_gate's in one buffer, as LadderGEGLUMLP keeps them: then [w_gate; w_up] is one tensor,
+// a view over both, and dx needs one GEMM.
+bool halves_of_one_buffer(const at::Tensor& w_gate, const at::Tensor& w_up) {
+  return w_gate.sizes() == w_up.sizes() && w_gate.is_contiguous() && w_up.is_contiguous() &&
+         w_gate.storage().is_alias_of(w_up.storage()) &&
+         w_up.storage_offset() == w_gate.storage_offset() + w_gate.numel();
+}
+
+// The backward of geglu_mlp_keep and geglu_mlp, from dy and the kept g and u: dgated_gemm ([dg | du] and m, dh kept on
+// chip), dW_down = dy^T @ m, dx = [dg | du] @ [w_gate; w_up] and [dW_gate; dW_up] = [dg | du]^T @ x. One op, so its
+// kernels are launched back to back from here: with Python between them, PyTorch's step left the GPU idle before each,
+// and they ran slower (05_torch_op/README.md). dx is one GEMM when the two weights are the
+// halves of one buffer, else two, the second adding into the first. output_mask says which of dx, [dW_gate; dW_up]
+// and dW_down autograd needs; the others come back empty, and their GEMMs are not run.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> geglu_mlp_backward(const at::Tensor& dy, const at::Tensor& x,
+                                                                  const at::Tensor& w_gate, const at::Tensor& w_up,
+                                                                  const at::Tensor& w_down, const at::Tensor& g,
+                                                                  const at::Tensor& u, std::array<bool, 3> output_mask) {
+  constexpr const char* op = "ladder::geglu_mlp_backward";
+  check_down(op, x, w_gate, w_down);
+  check_input(op, "w_gate", w_gate, x.device());
+  check_input(op, "w_up", w_up, x.device());
+  TORCH_CHECK(w_up.sizes() == w_gate.sizes() && dy.sizes() == x.sizes(), op,
+              ": w_up must be shaped as w_gate and dy as x, got ", w_up.sizes(), " for ", w_gate.sizes(), " and ",
+              dy.sizes(), " for ", x.sizes());
+  const c10::cuda::CUDAGuard guard(x.device());
+  const int64_t hidden = w_gate.size(0), dim = w_gate.size(1);
+  auto [dgu, m] = dgated_gemm(dy, w_down, g, u);
+  const at::Tensor x2 = x.reshape({-1, dim}), dgu2 = dgu.reshape({-1, 2 * hidden});
+  const at::Tensor none = at::empty({0}, x.options());
+  at::Tensor d_down = output_mask[2] ? at::mm(dy.reshape({-1, dim}).t(), m.reshape({-1, hidden})) : none;
+  m.reset();  // freed before the next GEMMs, as autograd frees it after down's node
+  at::Tensor dx = none;
+  if (output_mask[0] && halves_of_one_buffer(w_gate, w_up)) {
+    dx = at::mm(dgu2, w_gate.as_strided({2 * hidden, dim}, {dim, 1})).view(x.sizes());
+  } else if (output_mask[0]) {
+    dx = at::mm(dgu2.narrow(1, 0, hidden), w_gate).addmm_(dgu2.narrow(1, hidden, hidden), w_up).view(x.sizes());
+  }
+  at::Tensor d_gate_up = output_mask[1] ? at::mm(dgu2.t(), x2) : none;
+  return {dx, d_gate_up, d_down};
+}
+
 std::string geglu_gemm_keep_cannot_run(int64_t major, int64_t minor) {
   return ch06::dgated_gemm_cannot_run(int(major), int(minor), 8, 8);
 }
@@ -158,6 +201,8 @@ TORCH_LIBRARY_FRAGMENT(ladder, m) {
   m.def("dgated_gemm(Tensor dy, Tensor w_down, Tensor g, Tensor u) -> (Tensor, Tensor)");
   m.def("geglu_mlp_keep(Tensor x, Tensor w_gate, Tensor w_up, Tensor w_down) -> (Tensor, Tensor, Tensor)");
   m.def("geglu_mlp(Tensor x, Tensor w_gate, Tensor w_up, Tensor w_down) -> Tensor");
+  m.def("geglu_mlp_backward(Tensor dy, Tensor x, Tensor w_gate, Tensor w_up, Tensor w_down, Tensor g, Tensor u, "
+        "bool[3] output_mask) -> (Tensor, Tensor, Tensor)");
 }
 
 TORCH_LIBRARY_IMPL(ladder, CUDA, m) {
@@ -166,6 +211,7 @@ TORCH_LIBRARY_IMPL(ladder, CUDA, m) {
   m.impl("dgated_gemm", &dgated_gemm);
   m.impl("geglu_mlp_keep", &geglu_mlp_keep);
   m.impl("geglu_mlp", &geglu_mlp);
+  m.impl("geglu_mlp_backward", &geglu_mlp_backward);
 }
 
 // The same functions for CPU tensors, where their first check refuses them (as 05's ops).
@@ -175,6 +221,7 @@ TORCH_LIBRARY_IMPL(ladder, CPU, m) {
   m.impl("dgated_gemm", &dgated_gemm);
   m.impl("geglu_mlp_keep", &geglu_mlp_keep);
   m.impl("geglu_mlp", &geglu_mlp);
+  m.impl("geglu_mlp_backward", &geglu_mlp_backward);
 }
 
 // The backward ops themselves have no autograd formula (no double backward): a backward through one raises
@@ -182,4 +229,5 @@ TORCH_LIBRARY_IMPL(ladder, CPU, m) {
 TORCH_LIBRARY_IMPL(ladder, Autograd, m) {
   m.impl("gelu_mul_backward", torch::autograd::autogradNotImplementedFallback());
   m.impl("dgated_gemm", torch::autograd::autogradNotImplementedFallback());
+  m.impl("geglu_mlp_backward", torch::autograd::autogradNotImplementedFallback());
 }

@@ -7,6 +7,7 @@
     m, g, u = torch.ops.ladder.geglu_gemm_keep(x, w_gate, w_up)  # geglu_gemm also keeping g and u (06; Hopper)
     dgu, m = torch.ops.ladder.dgated_gemm(dy, w_down, g, u)     # [dg | du] and m again, dh = dy @ w_down kept on chip
     y, g, u = torch.ops.ladder.geglu_mlp_keep(x, w_gate, w_up, w_down)  # the MLP, trainable: its backward runs that
+    dx, dw_gate_up, dw_down = torch.ops.ladder.geglu_mlp_backward(dy, x, w_gate, w_up, w_down, g, u, [True] * 3)
     mlp = ladder_ops.LadderGEGLUMLP(config)             # where the blog builds LigerGEGLUMLP(config); it trains
     import ladder_ops as kernels_layers                 # ...or, in the blog's script, in place of its get_kernel line
 
@@ -21,7 +22,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-__all__ = ["LadderGEGLUMLP", "LigerGEGLUMLP", "fused_gemm_runs", "keep_gemm_runs", "library_path"]
+__all__ = ["LadderGEGLUMLP", "LigerGEGLUMLP", "fused_gemm_runs", "keep_gemm_runs", "library_path", "stacked_weights"]
 
 
 def library_path():
@@ -100,6 +101,18 @@ def _geglu_mlp_fake(x, w_gate, w_up, w_down):
     return x.new_empty(x.shape)
 
 
+@torch.library.register_fake("ladder::geglu_mlp_backward")
+def _geglu_mlp_backward_fake(dy, x, w_gate, w_up, w_down, g, u, output_mask):
+    _check_down("ladder::geglu_mlp_backward", x, w_gate, w_down)
+    torch._check(w_up.shape == w_gate.shape and dy.shape == x.shape,
+                 lambda: f"ladder::geglu_mlp_backward: w_up must be shaped as w_gate and dy as x, got "
+                         f"{list(w_up.shape)} for {list(w_gate.shape)} and {list(dy.shape)} for {list(x.shape)}")
+    _dgated_gemm_fake(dy, w_down, g, u)
+    hidden, dim = w_gate.shape
+    shapes = (x.shape, (2 * hidden, dim), (dim, hidden))  # dx, [dW_gate; dW_up], dW_down; empty where not asked for
+    return tuple(x.new_empty(shape if need else (0,)) for shape, need in zip(shapes, output_mask))
+
+
 @torch.library.register_fake("ladder::gelu_mul_backward")
 def _gelu_mul_backward_fake(dh, g, u):
     torch._check(dh.shape == g.shape and dh.shape == u.shape,
@@ -166,23 +179,18 @@ torch.library.register_autograd("ladder::geglu_gemm_keep", _geglu_gemm_keep_back
                                 setup_context=_geglu_gemm_keep_setup_context)
 
 
-# The whole MLP as one op, so that its backward starts from dy: dgated_gemm makes dg and du with dh kept on chip, and m
-# again for down_proj's weight gradient (chapter 06's epilogue mode). Then the weights' and x's gradients as in
-# geglu_gemm_keep's backward. geglu_mlp_keep keeps x, g and u (100.7 MB at the blog's shape, against 151.0 for g, u and
-# m); geglu_mlp keeps x alone and replays g and u with two GEMMs first (chapter 06's recompute mode).
+# The whole MLP as one op, so that its backward starts from dy: ladder::geglu_mlp_backward runs dgated_gemm, which makes
+# dg and du with dh kept on chip, and m again for down_proj's weight gradient (chapter 06's epilogue mode), then the
+# GEMMs of the weights' and x's gradients, all launched from C++. geglu_mlp_keep keeps x, g and u (100.7 MB at the
+# blog's shape, against 151.0 for g, u and m); geglu_mlp keeps x alone and replays g and u with two GEMMs first
+# (chapter 06's recompute mode).
 def _mlp_backward(ctx, dy, x, w_gate, w_up, w_down, g, u):
-    hidden, dim = w_gate.shape
-    x2, dy2 = x.reshape(-1, dim), dy.contiguous().reshape(-1, dim)
-    dgu, m = torch.ops.ladder.dgated_gemm(dy2, w_down, g.reshape(-1, hidden), u.reshape(-1, hidden))
-    del g, u
     need_x, need_gate, need_up, need_down = ctx.needs_input_grad[:4]
-    d_down = dy2.T @ m if need_down else None
-    del m
-    dg, du = dgu[:, :hidden], dgu[:, hidden:]
-    dx = (dg @ w_gate).addmm_(du, w_up).reshape(x.shape) if need_x else None
-    # Both weights' gradients from one GEMM, [dW_gate; dW_up] = [dg | du]^T @ x, as two halves of its result.
-    d_gate, d_up = (dgu.T @ x2).split(hidden) if need_gate or need_up else (None, None)
-    return dx, d_gate if need_gate else None, d_up if need_up else None, d_down
+    dx, d_gate_up, d_down = torch.ops.ladder.geglu_mlp_backward(dy.contiguous(), x, w_gate, w_up, w_down, g, u,
+                                                                [need_x, need_gate or need_up, need_down])
+    d_gate, d_up = d_gate_up.split(w_gate.shape[0]) if need_gate or need_up else (None, None)
+    return dx if need_x else None, d_gate if need_gate else None, d_up if need_up else None, \
+        d_down if need_down else None
 
 
 def _geglu_mlp_keep_setup_context(ctx, inputs, output):
@@ -206,8 +214,7 @@ def _geglu_mlp_setup_context(ctx, inputs, output):
 
 def _geglu_mlp_backward(ctx, dy):
     x, w_gate, w_up, w_down = ctx.saved_tensors
-    x2 = x.reshape(-1, x.shape[-1])
-    return _mlp_backward(ctx, dy, x, w_gate, w_up, w_down, x2 @ w_gate.T, x2 @ w_up.T)
+    return _mlp_backward(ctx, dy, x, w_gate, w_up, w_down, x @ w_gate.T, x @ w_up.T)
 
 
 torch.library.register_autograd("ladder::geglu_mlp", _geglu_mlp_backward, setup_context=_geglu_mlp_setup_context)
@@ -235,6 +242,21 @@ def keep_gemm_runs(device_index: int) -> bool:
     return _keep_gemm_runs[device_index]
 
 
+def stacked_weights(w_gate, w_up):
+    """[W_gate; W_up] as one [2 hidden, dim] view, when up's rows follow gate's in one storage (as LadderGEGLUMLP keeps
+    them), else None; ladder::geglu_mlp_backward makes the same check before its one dx GEMM. Real tensors only: the
+    fakes torch.compile traces with show no storage."""
+    if torch.compiler.is_compiling() or w_gate.dim() != 2 or w_gate.shape != w_up.shape:
+        return None
+    if not (w_gate.is_contiguous() and w_up.is_contiguous()) or w_gate.device != w_up.device:
+        return None
+    if w_gate.untyped_storage().data_ptr() != w_up.untyped_storage().data_ptr():
+        return None
+    if w_up.storage_offset() != w_gate.storage_offset() + w_gate.numel():
+        return None
+    return w_gate.as_strided((2 * w_gate.shape[0], w_gate.shape[1]), w_gate.stride())
+
+
 class LadderGEGLUMLP(nn.Module):
     """Liger's LigerGEGLUMLP, with the ladder's kernels: same constructor, attributes and state_dict keys.
 
@@ -252,7 +274,8 @@ class LadderGEGLUMLP(nn.Module):
         Elsewhere nn.Linear + ladder::gelu_mul, keeping h too, as Liger.
       recompute=True: keeping only x. On Hopper ladder::geglu_mlp (the backward replays g and u, then as above);
         elsewhere ladder::geglu_gemm, keeping h for down_proj as well.
-    The one-op paths read down_proj.weight directly, as the fused forward reads gate_proj's and up_proj's.
+    The one-op paths read down_proj.weight directly, as the fused forward reads gate_proj's and up_proj's. Those two
+    weights are kept as the halves of one buffer (still two parameters), so the backward's dx is one GEMM over both.
     """
 
     def __init__(self, config, fused=None, recompute=False):
@@ -268,6 +291,25 @@ class LadderGEGLUMLP(nn.Module):
         self.down_proj = nn.Linear(self.intermediate_size, self.hidden_size, bias=False)
         self.fused = fused  # None: wherever the GPU runs chapter 04's default variant
         self.recompute = bool(recompute)
+        self._stack_gate_up()
+
+    def _stack_gate_up(self):
+        """gate_proj's and up_proj's weights as the two halves of one [2 intermediate, hidden] buffer: still two
+        parameters, with their own names, gradients and optimizer state, but ladder::gate_up_dx makes dx with one GEMM
+        over both, with no copy."""
+        w_gate, w_up = getattr(self.gate_proj, "weight", None), getattr(self.up_proj, "weight", None)
+        if not (isinstance(w_gate, nn.Parameter) and isinstance(w_up, nn.Parameter)) or w_gate.shape != w_up.shape:
+            return
+        if w_gate.device != w_up.device or w_gate.dtype != w_up.dtype or stacked_weights(w_gate, w_up) is not None:
+            return
+        both = torch.cat([w_gate.detach(), w_up.detach()])
+        w_gate.data, w_up.data = both[: w_gate.shape[0]], both[w_gate.shape[0]:]
+
+    def _apply(self, fn, *args, **kwargs):
+        # .to(), .cuda(), .bfloat16() give each parameter storage of its own: stack the two again afterwards.
+        super()._apply(fn, *args, **kwargs)
+        self._stack_gate_up()
+        return self
 
     def forward(self, x):
         fused = self.fused if self.fused is not None else fused_gemm_runs(x.device.index or 0)

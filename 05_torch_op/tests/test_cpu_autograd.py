@@ -81,6 +81,17 @@ class GradientShapeTests(unittest.TestCase):
                 for t in (x, w_gate, w_up, w_down):
                     self.assertEqual(t.grad.shape, t.shape)
 
+    def test_the_mlp_backward_gives_what_the_mask_asks_for(self):
+        # dx, [dW_gate; dW_up] and dW_down, each empty where the mask says autograd does not need it.
+        dy, x, w_gate, w_down, g = meta(2, 5, 64), meta(2, 5, 64), meta(200, 64), meta(64, 200), meta(2, 5, 200)
+        for mask in ([True] * 3, [False, True, False], [True, False, True]):
+            with self.subTest(mask=mask):
+                got = ops.geglu_mlp_backward(dy, x, w_gate, w_gate, w_down, g, g, mask)
+                want = [(2, 5, 64), (400, 64), (64, 200)]
+                self.assertEqual([tuple(t.shape) for t in got], [s if m else (0,) for s, m in zip(want, mask)])
+        with self.assertRaisesRegex(RuntimeError, r"w_up must be shaped as w_gate and dy as x"):
+            ops.geglu_mlp_backward(dy, x, w_gate, meta(100, 64), w_down, g, g, [True] * 3)
+
     def test_only_what_needs_a_gradient_gets_one(self):
         x, w_gate, w_up = meta(5, 64), meta(200, 64, grad=True), meta(200, 64)
         ops.geglu_gemm(x, w_gate, w_up).sum().backward()
@@ -118,6 +129,24 @@ class ModuleTests(unittest.TestCase):
                 mlp(meta(2, 5, 64, grad=True)).sum().backward()
                 for p in mlp.parameters():
                     self.assertEqual(p.grad.shape, p.shape)
+
+    def test_gate_and_up_weights_are_the_halves_of_one_buffer(self):
+        # So the training backward makes dx with one GEMM over both weights and no copy; .to() and load_state_dict
+        # keep it so, and the state_dict keys stay Liger's.
+        mlp = ladder_ops.LadderGEGLUMLP(small_config())
+        for step in ("built", "to bf16", "loaded"):
+            if step == "to bf16":
+                mlp = mlp.to(BF16)
+            if step == "loaded":
+                mlp.load_state_dict({k: torch.randn_like(v) for k, v in mlp.state_dict().items()})
+            with self.subTest(step=step):
+                both = ladder_ops.stacked_weights(mlp.gate_proj.weight, mlp.up_proj.weight)
+                self.assertIsNotNone(both)
+                self.assertEqual(both.shape, (400, 64))
+                self.assertTrue(torch.equal(both[:200], mlp.gate_proj.weight))
+                self.assertTrue(torch.equal(both[200:], mlp.up_proj.weight))
+        self.assertEqual(list(mlp.state_dict()), ["gate_proj.weight", "up_proj.weight", "down_proj.weight"])
+        self.assertIsNone(ladder_ops.stacked_weights(meta(200, 64), meta(200, 64)))  # two buffers: two GEMMs
 
 
 if __name__ == "__main__":

@@ -86,6 +86,10 @@ class BackwardOpTests(unittest.TestCase):
             torch.library.opcheck(ops.geglu_mlp, (x, w_gate, w_up, w_down))
             g = uniform(2, 8, 48, bound=3.0, seed=19)
             torch.library.opcheck(ops.dgated_gemm, (x.detach(), w_down.detach(), g, g))
+            weights = uniform(96, 64, bound=0.2, seed=23)  # gate's and up's rows in one buffer: dx is one GEMM
+            for w_gate, w_up in ((weights[:48], weights[48:]), (w_gate.detach(), w_up.detach())):
+                torch.library.opcheck(ops.geglu_mlp_backward, (x.detach(), x.detach(), w_gate, w_up, w_down.detach(),
+                                                               g, g, [True, True, True]))
 
     def test_keep_is_geglu_gemm_and_the_two_linears(self):
         if not ladder_ops.keep_gemm_runs(0):
@@ -140,6 +144,16 @@ class BackwardOpTests(unittest.TestCase):
             with self.subTest(pattern=pattern):
                 with self.assertRaisesRegex(RuntimeError, pattern):
                     ops.dgated_gemm(*args)
+        w_gate, w_down = uniform(40, 24), uniform(24, 40)
+        for pattern, args in (
+                (r"^ladder::geglu_mlp_backward: w_up must be shaped as w_gate and dy as x, got \[40, 16\] for "
+                 r"\[40, 24\] and \[5, 24\] for \[5, 24\]$", (dy, dy, w_gate, uniform(40, 16), w_down, g, g)),
+                (r"^ladder::geglu_mlp_backward: w_up must be a CUDA tensor, got one on cpu$",
+                 (dy, dy, w_gate, w_gate.cpu(), w_down, g, g)),
+                (r"^ladder::dgated_gemm: g and u must be \[5, 40\]", (dy, dy, w_gate, w_gate, w_down, g[:4], g))):
+            with self.subTest(pattern=pattern):
+                with self.assertRaisesRegex(RuntimeError, pattern):
+                    ops.geglu_mlp_backward(*args, [True] * 3)
 
 
 @unittest.skipUnless(HAVE_GPU, NO_GPU)
@@ -168,6 +182,31 @@ class ModuleTests(unittest.TestCase):
                 _, ours = pair(64, 200, recompute)
                 y = ours(uniform(3, 64, seed=40).requires_grad_(True))
                 self.assertIn(f"ladder_{name}_default", y.grad_fn.name())
+
+    def test_training_makes_dx_with_one_gemm(self):
+        # The module keeps gate's and up's weights stacked, so ladder::geglu_mlp_backward makes dx with one GEMM, eager
+        # and compiled; weights apart take two, the second an addmm_. Either way dx is eager's.
+        if not ladder_ops.keep_gemm_runs(0):
+            self.skipTest("ladder::geglu_mlp_keep runs on Hopper (sm_90) only")
+        for compiled in (False, True):
+            for stacked in (True, False):
+                with self.subTest(compiled=compiled, stacked=stacked):
+                    torch._dynamo.reset()
+                    _, ours = pair(64, 200, recompute=False)
+                    if not stacked:
+                        ours.up_proj.weight.data = ours.up_proj.weight.data.clone()
+                    step = lambda t: ours(t).float().sum()  # noqa: E731
+                    step = torch.compile(step, fullgraph=True) if compiled else step
+                    x = uniform(3, 64, seed=41).requires_grad_(True)
+                    step(x).backward()  # the first call compiles
+                    x.grad = None
+                    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+                        step(x).backward()
+                    names = [e.name for e in prof.events()]
+                    self.assertIn("ladder::geglu_mlp_backward", names)
+                    self.assertEqual(sum(n.startswith("aten::addmm") for n in names), 0 if stacked else 1)
+                    eager, _ = pair(64, 200, recompute=False)
+                    self.assertLess(relative_error(x.grad, gradients(eager, x, torch.ones_like(x))[0]), 2e-2)
 
     def test_adamw_losses_follow_eager(self):
         for recompute in (False, True):
