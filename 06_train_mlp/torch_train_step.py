@@ -22,8 +22,14 @@ import statistics
 from pathlib import Path
 
 import torch
+import torch._functorch.config
 import torch.nn as nn
 import torch.nn.functional as F
+
+# A compiled step traces the autograd formulas of the ladder_ops it imports now. PyTorch's AOTAutograd cache keys a
+# compiled forward and backward on the forward's graph, which does not change when a custom op's registered backward
+# does, so with the cache on, an edited ladder_ops would run the backward an earlier one traced.
+torch._functorch.config.enable_autograd_cache = False
 
 
 class SimpleGeGLUMLP(nn.Module):
