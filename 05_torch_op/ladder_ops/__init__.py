@@ -295,8 +295,8 @@ class LadderGEGLUMLP(nn.Module):
 
     def _stack_gate_up(self):
         """gate_proj's and up_proj's weights as the two halves of one [2 intermediate, hidden] buffer: still two
-        parameters, with their own names, gradients and optimizer state, but ladder::gate_up_dx makes dx with one GEMM
-        over both, with no copy."""
+        parameters, with their own names, gradients and optimizer state, but ladder::geglu_mlp_backward makes dx with
+        one GEMM over both, with no copy."""
         w_gate, w_up = getattr(self.gate_proj, "weight", None), getattr(self.up_proj, "weight", None)
         if not (isinstance(w_gate, nn.Parameter) and isinstance(w_up, nn.Parameter)) or w_gate.shape != w_up.shape:
             return
