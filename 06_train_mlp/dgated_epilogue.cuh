@@ -23,8 +23,8 @@ __device__ __forceinline__ uint4 ld_shared_v4(uint32_t address) {
 // gelu_mul_backward_one, two at a time; its three products of two bf16 values (dh * u, dh * gelu(g), gelu(g) * u) are
 // one bf16x2 multiply each. Such a product is exact in float32, so rounding it once to bf16 gives the bits of the
 // float32 multiply and rounding (hopper/staging.cuh's mul_bf16x2; 04's arithmetic test tries every pair): three
-// instructions a pair, where float32 takes six multiplies, three conversions and the unpacking of dh and u. The
-// epilogue warps' arithmetic is part of what the kernel waits on (bench/results/dgated_gemm.md).
+// instructions a pair, where float32 takes six multiplies, three conversions and the unpacking of dh and u. With these
+// cuts the epilogue warps' arithmetic hides behind their loads and stores (bench/results/dgated_gemm.md).
 __device__ __forceinline__ void backward_pair(uint32_t dh, uint32_t& g, uint32_t& u, uint32_t& h) {
   const float g0 = hopper::bf16x2_lo(g), g1 = hopper::bf16x2_hi(g);
   const float s0 = gelu_sigmoid_ftz(g0), s1 = gelu_sigmoid_ftz(g1);

@@ -8,8 +8,8 @@
 //     dgelu = s + 2 * x * s * (1 - s) * kBeta * (1 + 3 * kKappa * x^2)
 // Why not tanhf, as ATen does?
 //   - Speed: tanhf is a library routine of about twenty instructions with a branch on |inner|, and a warp whose lanes
-//     take both sides runs both; s is one MUFU.EX2 and one MUFU.RCP. In the backward GEMM's epilogue
-//     (dgated_gemm.cu) the arithmetic per element is what the kernel waits on, not memory.
+//     take both sides runs both; s is one MUFU.EX2 and one MUFU.RCP. The backward GEMM's epilogue (dgated_gemm.cu)
+//     runs it on every element of dh in a few warps, which must keep pace with the memory.
 //   - s is the forward's own: x * s is gelu_tanh_f32_ftz(x) bit for bit, so the epilogue computes s once for gelu(g)
 //     (h and du) and for the derivative (dg).
 //   - Accuracy: 1 + t cancels for negative x (t -> -1); s does not. Against a float64 derivative the result is within
