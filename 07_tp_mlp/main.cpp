@@ -323,11 +323,16 @@ int Run::check_forwards() {
     for (const Tensor* t : {&*m_full_, &*m_, &*y_one_, &*y_tp_, &*y_overlap_, &*x_all_, &*m_all_, &*y_all_, &*y_rows_,
                             &*y_sp_, &*y_fused_rows_, &*y_fused_})
       poison(*t);
+    // After each forward the host waits for its collectives, polled under the deadline: a peer that never comes is
+    // noticed there, not in a CUDA call of the next forward that would wait for NCCL's kernel unpolled.
     forwards_.one_gpu();
     forwards_.tp();
+    comm_->sync();
     forwards_.overlap(o_.chunks);
+    comm_->sync();
     forwards_.sp();
     comm_->all_gather(*y_rows_, *y_sp_);  // for the check only: every rank's rows of sp's y, in order
+    comm_->sync();
     if (forwards_.fused) {
       forwards_.fused();
       comm_->all_gather(*y_fused_rows_, *y_fused_);  // the same for fused

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "07_tp_mlp/stage.h"
@@ -48,12 +50,27 @@ Communicator::Communicator(const World& world, const ncclUniqueId& id, int block
   {
     ladder::Range range("nccl:init", ladder::Cat::UserAnnotation);
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;  // every call returns at once; finish() polls it under the run's deadline
     if (blocks > 0) config.minCTAs = config.maxCTAs = blocks;
-    const ncclResult_t result = ncclCommInitRankConfig(&comm_, size_, id, rank_, &config);
-    on_stop([this] { abort(); });  // from here on, a rank that stops aborts the communicator
+    // 1. A non-blocking communicator: its init waits for every rank, and finish() polls it under the deadline. Every
+    // connection to a peer is made there, not at a collective's first call (where a blocking communicator would wait
+    // for that peer unpolled); NCCL_RUNTIME_CONNECT set by the user wins.
+    setenv("NCCL_RUNTIME_CONNECT", "0", /*overwrite=*/0);
+    config.blocking = 0;
+    ncclComm_t polled = nullptr;
+    const ncclResult_t result = ncclCommInitRankConfig(&polled, size_, id, rank_, &config);
+    set_comm(polled);
+    on_stop([this] { abort(); });  // from here on, a rank that stops in the middle of the run aborts the communicator
     try {
       finish(result, "ncclCommInitRankConfig(...)", __FILE__, __LINE__);
+      // 2. Its blocking copy (a split with one color), which makes every later call. A non-blocking communicator
+      // launches each collective from a thread NCCL starts for it: outside the record_param_comms op that asked for
+      // it, so the kernel would carry no args in the trace. The split is collective too, and polled the same way.
+      config.blocking = 1;
+      ncclComm_t copy = nullptr;
+      finish(ncclCommSplit(polled, 0, rank_, &copy, &config), "ncclCommSplit(...)", __FILE__, __LINE__);
+      finish(ncclCommFinalize(polled), "ncclCommFinalize(...)", __FILE__, __LINE__);
+      set_comm(copy);
+      ncclCommDestroy(polled);
     } catch (...) {
       on_stop(nullptr);  // finish() aborted it, and no destructor runs after a constructor throws
       throw;
@@ -91,12 +108,36 @@ Communicator::~Communicator() {
 #endif
 }
 
+void Communicator::set_comm(ncclComm_t comm) {
+  std::lock_guard<std::mutex> lock(comm_mutex_);
+  comm_ = comm;
+}
+
 void Communicator::abort() const {
+  std::lock_guard<std::mutex> lock(comm_mutex_);  // a watchdog's abort never meets the swap of the init's copy
+  // Under a blocking call stuck on a peer (a watchdog's abort, from its own thread), ncclCommAbort would corrupt NCCL's
+  // state: the rank exits right after, and its GPU context goes with it.
+  if (in_call_ > 0) return;
   if (comm_ && !aborted_.exchange(true)) ncclCommAbort(comm_);
+}
+
+ncclResult_t Communicator::call(const std::function<ncclResult_t()>& nccl) const {
+  ++in_call_;
+  const ncclResult_t result = nccl();
+  --in_call_;
+  return result;
 }
 
 void Communicator::finish(ncclResult_t result, const char* expr, const char* file, int line) const {
   const auto start = std::chrono::steady_clock::now();
+  // A call is done when the communicator says so: on a non-blocking one some calls return ncclSuccess while their
+  // work still runs (NCCL 2.28's ncclCommSplit and ncclCommWindowRegister).
+  const auto state = [this] {
+    ncclResult_t async = ncclSuccess;
+    const ncclResult_t query = ncclCommGetAsyncError(comm_, &async);
+    return query != ncclSuccess ? query : async;
+  };
+  if (result == ncclSuccess) result = state();
   while (result == ncclInProgress) {
     if (seconds_since(start) > timeout_s()) {
       abort();
@@ -106,7 +147,7 @@ void Communicator::finish(ncclResult_t result, const char* expr, const char* fil
                       expr, ladder::short_path(file), line, timeout_s()));
     }
     std::this_thread::sleep_for(std::chrono::microseconds(50));
-    if (const ncclResult_t state = ncclCommGetAsyncError(comm_, &result); state != ncclSuccess) result = state;
+    result = state();
   }
   if (result != ncclSuccess) {
     // The reason first (ncclGetLastError holds this thread's last one), then the abort, which may overwrite it.
@@ -127,7 +168,9 @@ ladder::Tensor Communicator::window_tensor(const ladder::Shape& shape, ladder::D
   Window w;
   NCCL_CHECK(ncclMemAlloc(&w.data, bytes));
   windows_.push_back(w);  // freed by the destructor from here on
-  finish(ncclCommWindowRegister(comm_, w.data, bytes, &windows_.back().window, NCCL_WIN_COLL_SYMMETRIC),
+  finish(call([&] {
+           return ncclCommWindowRegister(comm_, w.data, bytes, &windows_.back().window, NCCL_WIN_COLL_SYMMETRIC);
+         }),
          "ncclCommWindowRegister(...)", __FILE__, __LINE__);
   return ladder::view_of(w.data, dtype, shape);
 #endif
@@ -173,13 +216,13 @@ void require_parts(const char* what, const ladder::Tensor& part, const ladder::T
 
 }  // namespace
 
-void Communicator::recorded(const ladder::CollectiveCall& call, const char* range,
+void Communicator::recorded(const ladder::CollectiveCall& collective, const char* range,
                             const std::function<ncclResult_t()>& nccl, const char* expr, const char* file,
                             int line) const {
   ladder::Range op("record_param_comms", ladder::Cat::CpuOp);
-  if (op.recorded()) op.record_args(ladder::record_param_comms_args(call, group_));
+  if (op.recorded()) op.record_args(ladder::record_param_comms_args(collective, group_));
   ladder::Range inner(range, ladder::Cat::UserAnnotation);
-  finish(nccl(), expr, file, line);
+  finish(call(nccl), expr, file, line);
 }
 
 void Communicator::all_reduce_sum(const ladder::Tensor& t, cudaStream_t stream) const {

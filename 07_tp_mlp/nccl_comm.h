@@ -1,8 +1,11 @@
 // NCCL set up the way llm.c and NCCL's own examples do it: one process per GPU, rank 0's ncclUniqueId sent to every
 // rank by MPI, ncclCommInitRankConfig, and a communication stream of its own that waits for the compute stream by
-// events. The communicator is non-blocking (ncclConfig_t.blocking = 0): no NCCL call waits for a peer; each returns
-// at once, and this code polls ncclCommGetAsyncError until the call is done, an error comes, or the run's deadline
-// (stage.h's timeout_s) passes. Then it aborts the communicator (ncclCommAbort ends its kernels) and throws.
+// events. The init waits for every rank, so it runs on a non-blocking communicator (ncclConfig_t.blocking = 0): the
+// call returns at once, and this code polls ncclCommGetAsyncError until it is done, an error comes, or the run's
+// deadline (stage.h's timeout_s) passes; then it aborts the communicator (ncclCommAbort ends its kernels) and throws.
+// Every later call runs on a blocking copy of it, whose init made every connection (NCCL_RUNTIME_CONNECT=0): it
+// launches each collective's kernel from the calling thread, as PyTorch's default communicator does; its collectives
+// wait for a peer on the GPU, where sync() polls them, and a window's registration waits under the watchdog (stage.h).
 // Every collective is recorded as PyTorch records it: a cpu_op `record_param_comms` with torch's collective args
 // around a user range `nccl:all_reduce`, so each rank's trace reads like one torch.profiler wrote (profiler/comms.h).
 #pragma once
@@ -12,6 +15,7 @@
 
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -74,7 +78,8 @@ class Communicator {
   // never joins), it aborts the communicator and throws (a WaitError for the deadline).
   void sync() const;
 
-  // ncclCommAbort, once: NCCL's kernels end and no call of this communicator waits any more. Any thread may call it.
+  // ncclCommAbort, once: NCCL's kernels end and no call of this communicator waits any more. Any thread may call it;
+  // it does nothing while another thread is inside call() (that rank is about to exit).
   void abort() const;
   bool aborted() const { return aborted_; }
 
@@ -88,13 +93,16 @@ class Communicator {
 #endif
   WindowHandle window_of(const ladder::Tensor& t) const;
 
+  // Makes one NCCL call of this communicator (`nccl`), which may wait for a peer: while it runs, an abort() from
+  // another thread leaves the communicator alone.
+  ncclResult_t call(const std::function<ncclResult_t()>& nccl) const;
   // Polls ncclCommGetAsyncError until the communicator's last call (`result`, the call `expr` at file:line) is done:
   // returns when it succeeded; aborts the communicator and throws when it failed or the deadline passed.
   void finish(ncclResult_t result, const char* expr, const char* file, int line) const;
   // Runs `nccl` (one NCCL call, or a launch of a kernel that communicates; `expr` its text for an error, at file:line
   // of the caller) inside what torch records around a collective: a cpu_op record_param_comms with the call's args,
   // and the user range `range`.
-  void recorded(const ladder::CollectiveCall& call, const char* range, const std::function<ncclResult_t()>& nccl,
+  void recorded(const ladder::CollectiveCall& collective, const char* range, const std::function<ncclResult_t()>& nccl,
                 const char* expr, const char* file, int line) const;
 
  private:
@@ -102,12 +110,16 @@ class Communicator {
     void* data = nullptr;
     WindowHandle window = nullptr;
   };
+  void set_comm(ncclComm_t comm);  // under comm_mutex_, which abort() takes too
+
   std::vector<Window> windows_;
   ncclComm_t comm_ = nullptr;
+  mutable std::mutex comm_mutex_;
   cudaStream_t stream_ = nullptr;
   int rank_ = 0, size_ = 1;
   ladder::ProcessGroup group_;
   mutable std::atomic<bool> aborted_{false};
+  mutable std::atomic<int> in_call_{0};  // NCCL calls under way (call())
 };
 
 }  // namespace ch07

@@ -126,7 +126,8 @@ PeerSlots::PeerSlots(Communicator& comm, int64_t rows, int64_t dim)
 #endif
   reqs.lsaBarrierCount = kBlocks;
   try {
-    comm.finish(ncclDevCommCreate(comm.handle(), &reqs, &device_->dev), "ncclDevCommCreate(...)", __FILE__, __LINE__);
+    comm.finish(comm.call([&] { return ncclDevCommCreate(comm.handle(), &reqs, &device_->dev); }),
+                "ncclDevCommCreate(...)", __FILE__, __LINE__);
   } catch (const ladder::Error& e) {
     throw ladder::UsageError(
         fmt::format("--mode fused: NCCL made no device communicator: these ranks' GPUs must "

@@ -3,8 +3,9 @@
 //   2. agree(): the ranks exchange their outcomes (World::agree); a failure anywhere ends the stage on every rank;
 //   3. the stage's cross-rank part, if it has one (an MPI exchange, an NCCL init, collectives), only once every rank
 //      has agreed to go on, then agree() again.
-// Every wait is bounded by one deadline, --timeout: MPI exchanges poll their messages, NCCL calls poll
-// ncclCommGetAsyncError, and a watchdog ends a rank whose stage runs past it (an event wait included).
+// Every wait is bounded by one deadline, --timeout: MPI exchanges poll their messages, NCCL's init and the waits for
+// collectives poll ncclCommGetAsyncError, and a watchdog ends a rank whose stage runs past it (an event wait, or a
+// blocking NCCL call, included).
 // A failure every rank reports through agree() is printed once, by rank 0, and every rank returns its exit code. A
 // rank that cannot agree (a peer missed the deadline, or left the run) prints one line naming the stage and the rank,
 // aborts its NCCL communicator and exits with kStopExit; so does a rank that mpirun stops because another one ended.
