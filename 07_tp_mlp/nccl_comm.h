@@ -4,8 +4,9 @@
 // call returns at once, and this code polls ncclCommGetAsyncError until it is done, an error comes, or the run's
 // deadline (stage.h's timeout_s) passes; then it aborts the communicator (ncclCommAbort ends its kernels) and throws.
 // Every later call runs on a blocking copy of it, whose init made every connection (NCCL_RUNTIME_CONNECT=0): it
-// launches each collective's kernel from the calling thread, as PyTorch's default communicator does; its collectives
-// wait for a peer on the GPU, where sync() polls them, and a window's registration waits under the watchdog (stage.h).
+// launches each collective's kernel from the calling thread, as PyTorch's default communicator does. Its collectives
+// wait for a peer on the GPU, where sync() polls them; the calls that wait for every rank on the host (a window's
+// registration, the device communicator's creation) run under the watchdog (stage.h).
 // Every collective is recorded as PyTorch records it: a cpu_op `record_param_comms` with torch's collective args
 // around a user range `nccl:all_reduce`, so each rank's trace reads like one torch.profiler wrote (profiler/comms.h).
 #pragma once
