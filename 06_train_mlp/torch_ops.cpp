@@ -84,10 +84,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> geglu_gemm_keep(const at::Tensor&
 // of m = gelu_tanh(g) * u: returns ([dg | du], m), dg and du side by side in one [..., 2 hidden] tensor (so that the
 // two weights' gradients are one GEMM, as in chapter 06), and m made again for down_proj's weight gradient.
 // dy [..., dim], w_down [dim, hidden] as nn.Linear stores it (the kernel reads it so), g and u [..., hidden]. Hopper
-// only, as geglu_gemm_keep.
-std::tuple<at::Tensor, at::Tensor> dgated_gemm(const at::Tensor& dy, const at::Tensor& w_down, const at::Tensor& g,
-                                               const at::Tensor& u) {
-  constexpr const char* op = "ladder::dgated_gemm";
+// only, as geglu_gemm_keep. Its errors name op: the op the caller called (geglu_mlp_backward runs it too).
+std::tuple<at::Tensor, at::Tensor> dgated_gemm_for(const char* op, const at::Tensor& dy, const at::Tensor& w_down,
+                                                   const at::Tensor& g, const at::Tensor& u) {
   check_input(op, "dy", dy, dy.device());
   check_input(op, "w_down", w_down, dy.device());
   check_input(op, "g", g, dy.device());
@@ -120,6 +119,11 @@ std::tuple<at::Tensor, at::Tensor> dgated_gemm(const at::Tensor& dy, const at::T
 #endif
   });
   return {dgu, m};
+}
+
+std::tuple<at::Tensor, at::Tensor> dgated_gemm(const at::Tensor& dy, const at::Tensor& w_down, const at::Tensor& g,
+                                               const at::Tensor& u) {
+  return dgated_gemm_for("ladder::dgated_gemm", dy, w_down, g, u);
 }
 
 // The whole MLP's forward as one op, y = down(gelu_tanh(x @ w_gate^T) * (x @ w_up^T)), so that its backward receives
@@ -173,7 +177,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> geglu_mlp_backward(const at::Tens
               dy.sizes(), " for ", x.sizes());
   const c10::cuda::CUDAGuard guard(x.device());
   const int64_t hidden = w_gate.size(0), dim = w_gate.size(1);
-  auto [dgu, m] = dgated_gemm(dy, w_down, g, u);
+  auto [dgu, m] = dgated_gemm_for(op, dy, w_down, g, u);
   const at::Tensor x2 = x.reshape({-1, dim}), dgu2 = dgu.reshape({-1, 2 * hidden});
   const at::Tensor none = at::empty({0}, x.options());
   at::Tensor d_down = output_mask[2] ? at::mm(dy.reshape({-1, dim}).t(), m.reshape({-1, hidden})) : none;

@@ -69,14 +69,19 @@ def _geglu_gemm_keep_fake(x, w_gate, w_up):
     return x.new_empty(shape), x.new_empty(shape), x.new_empty(shape)
 
 
-@torch.library.register_fake("ladder::dgated_gemm")
-def _dgated_gemm_fake(dy, w_down, g, u):
+def _check_dgated(op, dy, w_down, g, u):
     torch._check(w_down.dim() == 2 and w_down.shape[0] == dy.shape[-1],
-                 lambda: f"ladder::dgated_gemm: w_down must be [dim, hidden] with dim = dy.size(-1), got "
+                 lambda: f"{op}: w_down must be [dim, hidden] with dim = dy.size(-1), got "
                          f"{list(w_down.shape)} for dy {list(dy.shape)}")
     shape = (*dy.shape[:-1], w_down.shape[1])
     torch._check(g.shape == shape and u.shape == shape,
-                 lambda: f"ladder::dgated_gemm: g and u must be {list(shape)}, got {list(g.shape)} and {list(u.shape)}")
+                 lambda: f"{op}: g and u must be {list(shape)}, got {list(g.shape)} and {list(u.shape)}")
+    return shape
+
+
+@torch.library.register_fake("ladder::dgated_gemm")
+def _dgated_gemm_fake(dy, w_down, g, u):
+    shape = _check_dgated("ladder::dgated_gemm", dy, w_down, g, u)
     return dy.new_empty((*shape[:-1], 2 * shape[-1])), dy.new_empty(shape)
 
 
@@ -107,7 +112,7 @@ def _geglu_mlp_backward_fake(dy, x, w_gate, w_up, w_down, g, u, output_mask):
     torch._check(w_up.shape == w_gate.shape and dy.shape == x.shape,
                  lambda: f"ladder::geglu_mlp_backward: w_up must be shaped as w_gate and dy as x, got "
                          f"{list(w_up.shape)} for {list(w_gate.shape)} and {list(dy.shape)} for {list(x.shape)}")
-    _dgated_gemm_fake(dy, w_down, g, u)
+    _check_dgated("ladder::geglu_mlp_backward", dy, w_down, g, u)
     hidden, dim = w_gate.shape
     shapes = (x.shape, (2 * hidden, dim), (dim, hidden))  # dx, [dW_gate; dW_up], dW_down; empty where not asked for
     return tuple(x.new_empty(shape if need else (0,)) for shape, need in zip(shapes, output_mask))

@@ -91,6 +91,8 @@ class GradientShapeTests(unittest.TestCase):
                 self.assertEqual([tuple(t.shape) for t in got], [s if m else (0,) for s, m in zip(want, mask)])
         with self.assertRaisesRegex(RuntimeError, r"w_up must be shaped as w_gate and dy as x"):
             ops.geglu_mlp_backward(dy, x, w_gate, meta(100, 64), w_down, g, g, [True] * 3)
+        with self.assertRaisesRegex(RuntimeError, r"^ladder::geglu_mlp_backward: g and u must be \[2, 5, 200\]"):
+            ops.geglu_mlp_backward(dy, x, w_gate, w_gate, w_down, g, meta(2, 5, 100), [True] * 3)
 
     def test_only_what_needs_a_gradient_gets_one(self):
         x, w_gate, w_up = meta(5, 64), meta(200, 64, grad=True), meta(200, 64)

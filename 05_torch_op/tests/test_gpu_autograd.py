@@ -150,7 +150,8 @@ class BackwardOpTests(unittest.TestCase):
                  r"\[40, 24\] and \[5, 24\] for \[5, 24\]$", (dy, dy, w_gate, uniform(40, 16), w_down, g, g)),
                 (r"^ladder::geglu_mlp_backward: w_up must be a CUDA tensor, got one on cpu$",
                  (dy, dy, w_gate, w_gate.cpu(), w_down, g, g)),
-                (r"^ladder::dgated_gemm: g and u must be \[5, 40\]", (dy, dy, w_gate, w_gate, w_down, g[:4], g))):
+                (r"^ladder::geglu_mlp_backward: g and u must be \[5, 40\]",
+                 (dy, dy, w_gate, w_gate, w_down, g[:4], g))):
             with self.subTest(pattern=pattern):
                 with self.assertRaisesRegex(RuntimeError, pattern):
                     ops.geglu_mlp_backward(*args, [True] * 3)
