@@ -13,7 +13,10 @@
 
 struct Shape { const char* name; cublasOperation_t ta, tb; int m, n, k, lda, ldb, ldc; };
 
-int main() {
+int main(int argc, char** argv) {
+  // With two arguments, SHAPE ALGO: run that one algorithm of that GEMM once (for a profiler to name its kernel).
+  const int only_shape = argc > 2 ? atoi(argv[1]) : -1, only_algo = argc > 2 ? atoi(argv[2]) : -1;
+  int shape_index = -1;
   // cuBLAS column-major: D[m x n] = op(A) op(B); our row-major out[M, N] = a @ b is out^T = b^T a^T (m = N, n = M).
   const Shape shapes[] = {
       {"B down fwd  y = m @ W_down^T   ", CUBLAS_OP_T, CUBLAS_OP_N, 768, 8192, 3072, 3072, 3072, 768},
@@ -37,6 +40,8 @@ int main() {
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   for (const Shape& s : shapes) {
+    ++shape_index;
+    if (only_shape >= 0 && shape_index != only_shape) continue;
     cublasLtMatmulDesc_t desc;
     CK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     CK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &s.ta, sizeof(s.ta)));
@@ -52,6 +57,12 @@ int main() {
     int found = 0;
     CK(cublasLtMatmulAlgoGetHeuristic(h, desc, la, lb, lc, lc, pref, 32, res, &found));
     const float alpha = 1, beta = 0;
+    if (only_algo >= 0) {
+      if (only_algo < found)
+        CK(cublasLtMatmul(h, desc, &alpha, A, la, B, lb, &beta, C, lc, C, lc, &res[only_algo].algo, ws, ws_bytes, 0));
+      CK(cudaDeviceSynchronize());
+      continue;
+    }
     double t0 = 0, best = 1e9;
     int best_i = -1;
     std::vector<float> all;
