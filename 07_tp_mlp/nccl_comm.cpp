@@ -122,10 +122,12 @@ void Communicator::abort() const {
 }
 
 ncclResult_t Communicator::call(const std::function<ncclResult_t()>& nccl) const {
-  ++in_call_;
-  const ncclResult_t result = nccl();
-  --in_call_;
-  return result;
+  struct InCall {  // counted out on a throw too (a kernel launch's CUDA_CHECK_LAUNCH), or no abort() would run again
+    std::atomic<int>& n;
+    explicit InCall(std::atomic<int>& count) : n(count) { ++n; }
+    ~InCall() { --n; }
+  } in_call(in_call_);
+  return nccl();
 }
 
 void Communicator::finish(ncclResult_t result, const char* expr, const char* file, int line) const {
