@@ -1,5 +1,5 @@
 // The epilogue mode's two hand-written GEMMs (Hopper only) and the ops the chapter calls (dgated_gemm_op.cu): the
-// forward, chapter 04's gated GEMM also keeping g and u (geglu_gemm_keep.cu), and the backward, dh = dy @ W_down with
+// forward, a gated GEMM that also keeps g and u (geglu_gemm_keep.cu), and the backward, dh = dy @ W_down with
 // the backward of h = gelu(g) * u in its epilogue (dgated_gemm.cu).
 #pragma once
 
@@ -27,12 +27,15 @@ std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hi
 void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& g,
                  const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du, const ladder::Tensor& h);
 
-// h = gelu(x @ W_gate^T) * (x @ W_up^T) as chapter 04's geglu_gemm computes it (its `fast` kernel, the same bits),
-// and g = x @ W_gate^T, u = x @ W_up^T rounded to bf16, from one kernel. x [..., dim]; W_gate, W_up [hidden, dim];
-// h, g, u contiguous [rows, hidden]. Opens the cpu_op range "ladder::geglu_gemm". Refused (ladder::Error) where
-// dgated_gemm_cannot_run says so, and for anything 04's geglu_gemm refuses.
+// h = gelu(x @ W_gate^T) * (x @ W_up^T) with chapter 04's geglu_gemm's bits (its `fast` kernel's arithmetic), and
+// g = x @ W_gate^T, u = x @ W_up^T rounded to bf16, from one kernel (geglu_gemm_keep.cu). x [..., dim]; W_gate, W_up
+// [hidden, dim]; h, g, u contiguous [rows, hidden]. Opens the cpu_op range "ladder::geglu_gemm". Refused
+// (ladder::Error) where dgated_gemm_cannot_run says so, and for anything 04's geglu_gemm refuses (for each of h, g, u:
+// 16-byte aligned, overlapping no input).
 void geglu_gemm_keep(const ladder::Tensor& x, const ladder::Tensor& w_gate, const ladder::Tensor& w_up,
                      const ladder::Tensor& h, const ladder::Tensor& g, const ladder::Tensor& u);
+// Its launcher (geglu_gemm_keep.cu; only in a build with sm_90a code). M == 0 or hidden == 0 launches nothing; dim ==
+// 0 writes zeros.
 void launch_geglu_gemm_keep(const __nv_bfloat16* x, const __nv_bfloat16* w_gate, const __nv_bfloat16* w_up,
                             __nv_bfloat16* h, __nv_bfloat16* g, __nv_bfloat16* u, int64_t M, int64_t dim,
                             int64_t hidden, cudaStream_t stream);

@@ -135,7 +135,7 @@ void TrainStep::forward() {
     h_ = {};  // not kept: the backward makes it again
     return;
   }
-  if (mode_ == Mode::Epilogue) {  // chapter 04's one gated GEMM, keeping g and u for the backward GEMM's epilogue
+  if (mode_ == Mode::Epilogue) {  // one gated GEMM, also keeping g and u for the backward GEMM's epilogue
     g_ = ladder::empty({rows_, hidden_}, dt);
     u_ = ladder::empty({rows_, hidden_}, dt);
     h_ = ladder::empty({rows_, hidden_}, dt);

@@ -8,8 +8,8 @@
 //   fused  03_fused_mlp's forward (one gelu_mul kernel), keeping g, u and h; the backward runs two GEMMs for the
 //          down Linear, one gelu_mul_backward kernel writing [dg | du] side by side, and one GEMM each for dx and the
 //          stacked [dW_gate; dW_up]: 5 kernels.
-//   epilogue  04_epilogue_mlp's forward kernel, also storing g and u (geglu_gemm_keep.cu), keeping g and u only; the
-//          backward's first GEMM, dh = dy @ W_down, is hand-written
+//   epilogue  one hand-written gated GEMM with 04's bits for h that also stores g and u (geglu_gemm_keep.cu, Hopper),
+//          keeping g and u only; the backward's first GEMM, dh = dy @ W_down, is hand-written too
 //          (dgated_gemm.cu, Hopper) with the gelu_mul backward in its epilogue: dh never reaches memory, and h is
 //          recomputed there for dW_down. Then three GEMMs (dW_down, dx, the stacked dW): 4 kernels.
 //   recompute  04_epilogue_mlp's forward (gate, up, gelu and the product in one geglu_gemm kernel), keeping nothing

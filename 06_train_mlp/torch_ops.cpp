@@ -1,8 +1,8 @@
 // Chapter 06's kernels as PyTorch operators, added to chapter 05's op library (06's CMakeLists.txt compiles this file
 // into it when -DLADDER_TORCH=ON): torch.ops.ladder.gelu_mul_backward, which the autograd formulas of gelu_mul and
-// geglu_gemm (05_torch_op/ladder_ops/__init__.py) call, torch.ops.ladder.geglu_gemm_keep, 04's GEMM also keeping g and
-// u, torch.ops.ladder.dgated_gemm, the backward GEMM with gelu_mul's backward in its epilogue, and the whole MLP as one
-// op (geglu_mlp_keep, geglu_mlp), whose backward, geglu_mlp_backward, runs it and the gradients' GEMMs. Host code
+// geglu_gemm (05_torch_op/ladder_ops/__init__.py) call, torch.ops.ladder.geglu_gemm_keep, the gated GEMM also keeping g
+// and u, torch.ops.ladder.dgated_gemm, the backward GEMM with gelu_mul's backward in its epilogue, and the whole MLP as
+// one op (geglu_mlp_keep, geglu_mlp), whose backward, geglu_mlp_backward, runs it and the gradients' GEMMs. Host code
 // only, as 05_torch_op/torch_ops.cpp, whose header says what an operator is and the rules every kernel below follows;
 // TORCH_LIBRARY_FRAGMENT adds these schemas to the `ladder` library that file defines.
 #include <ATen/ATen.h>
