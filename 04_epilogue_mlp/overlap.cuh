@@ -5,12 +5,8 @@
 // chunks, one after issuing the wgmma of each of the next tile's first kChunks k-tiles (issue_k_tiles' while_running),
 // while the tensor cores work through them. Same warp, program order: the wgmma are always issued before the chunk, so
 // the tensor cores always have work queued. A block's last tile has nothing to hide behind; its epilogue runs after
-// the loop. The template flag kFast picks the epilogue's arithmetic (epilogue.cuh): the exact GELU and multiply
-// (4_overlap.cu) or their cheapest forms that give the same bits (5_fast.cu). A second flag, kKeep, is for training
-// (chapter 06): the held tile's g and u also go out, through the same staging tile and TMA store as m, in two more
-// steps of the epilogue before its chunks, spaced over the next tile's first k-tiles (step_at).
-// With kernels.cuh, this is what chapter 04 offers the chapters after it (cmake/layering.cmake): the overlap kernel
-// as a template (geglu_gemm_overlap, launch_overlap_kernel and Kept) for a __global__ of their own.
+// the loop. The one template flag, kFast, picks the epilogue's arithmetic (epilogue.cuh): the exact GELU and multiply
+// (4_overlap.cu) or their cheapest forms that give the same bits (5_fast.cu).
 #pragma once
 
 #include "04_epilogue_mlp/epilogue.cuh"
@@ -20,7 +16,6 @@
 namespace ch04 {
 namespace overlap {
 
-
 constexpr int kBM = 128, kBN = 256, kStages = 4, kGroupM = 16, kChunks = 8;
 constexpr int kRows = kBM / 2;        // rows of x (and m) one consumer computes per tile: its half
 constexpr int kMBlocks = kRows / 64;  // wgmma per k-step: one per 64-row block
@@ -29,11 +24,6 @@ constexpr int kThreads = 3 * kWarpgroup;  // producer warpgroup + two consumer w
 // The consumers hold 128 accumulators and 64 packed pairs: give them 240 registers, the producer the minimum, 24.
 constexpr int kProducerRegs = 24, kConsumerRegs = 240;
 static_assert(kWarpgroup * kProducerRegs + 2 * kWarpgroup * kConsumerRegs <= 65536, "register file");
-
-// Where a training forward keeps g and u (kKeep only): a tensor map each, [M, hidden] in boxes of kRows rows.
-struct Kept {
-  CUtensorMap g, u;
-};
 
 // One chunk of the held tile's epilogue: pairs [kCh * kPairs, (kCh + 1) * kPairs) of this thread's 32 packed output
 // pairs (kPairs = 32 / kChunks; output column groups kCh * kPairs / 2 ...), computed in place over the g pairs, then
@@ -72,26 +62,11 @@ __device__ __forceinline__ void store_held(const CUtensorMap* map_m, uint8_t* ti
   if (thread == 0) store_tile<kRows, kBN / 2>(map_m, tile, row0, col0);
 }
 
-// kKeep's two steps before the chunks: each waits until the copy engine has read what the staging tile held (step
-// 0: the previous tile's m, step 1: g), then stages the held pairs (already bf16) and stores them to kept.g (step 0)
-// or kept.u (step 1). The first chunk then waits for u's read.
-__device__ __forceinline__ void keep_step(const uint32_t (&held)[32], const CUtensorMap* map, uint8_t* tile, int c,
-                                          int thread, int row0, int col0) {
-  if (thread == 0) bulk_wait_group_read<0>();
-  named_barrier_sync(1 + c, kWarpgroup);
-#pragma unroll
-  for (int j = 0; j < 16; j += 2)
-    stage_four<kRows * 128>(smem_u32(tile), 0, j, held[2 * j], held[2 * j + 1], held[2 * j + 2], held[2 * j + 3],
-                            thread);
-  store_held(map, tile, c, thread, row0, col0);
-}
-
-// The kernel, for a __global__ of 4_overlap.cu or 5_fast.cu to call: kFast picks the epilogue's arithmetic; kKeep
-// (chapter 06's training forward) also stores g and u with `kept`'s maps.
-template <bool kFast, bool kKeep = false>
+// The kernel, for a __global__ of 4_overlap.cu or 5_fast.cu to call: kFast picks the epilogue's arithmetic.
+template <bool kFast>
 __device__ __forceinline__ void geglu_gemm_overlap(const CUtensorMap& map_x, const CUtensorMap& map_gate,
                                                    const CUtensorMap& map_up, const CUtensorMap& map_m, int m_tiles,
-                                                   int n_tiles, int k_tiles, const Kept* kept = nullptr) {
+                                                   int n_tiles, int k_tiles) {
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   uint8_t* smem = align_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBarrierOffset);
@@ -126,50 +101,24 @@ __device__ __forceinline__ void geglu_gemm_overlap(const CUtensorMap& map_x, con
   bool holding = false;
   int held_row = 0, held_col = 0;  // where the held tile goes in m
 
-  // The held tile's epilogue in steps: with kKeep, g's and u's stores first (keep_step), then the kChunks chunks of m
-  // (the first waits until the copy engine has read u from the staging tile), then m's store.
-  constexpr int kPre = kKeep ? 2 : 0, kSteps = kPre + kChunks;
-  const auto epilogue_step = [&](int step) {
-    if (kKeep && step < kPre) {
-      if (step == 0)  // two calls, so that each indexes its register array with constants only
-        keep_step(held_g, &kept->g, tile, c, thread, held_row, held_col);
-      else
-        keep_step(held_u, &kept->u, tile, c, thread, held_row, held_col);
-      return;
-    }
-    if (kKeep && step == kPre) {
-      if (thread == 0) bulk_wait_group_read<0>();
-      named_barrier_sync(1 + c, kWarpgroup);
-    }
-    epilogue_chunk_at<kFast>(step - kPre, held_g, held_u, smem_u32(tile), thread);
-    if (step == kSteps - 1) store_held(&map_m, tile, c, thread, held_row, held_col);
-  };
-  // Which step runs after issuing k-tile `slot` (-1: none). Without kKeep, step kt after k-tile kt. With it, g's step
-  // after k-tile 0, u's after k-tile 2 and the chunks from k-tile 3 on: u's step waits until the copy engine has read
-  // g out of the staging tile, and a k-tile between them leaves that read the time to finish (the spacings measured:
-  // bench/results/geglu_gemm_keep.md).
-  constexpr int kSlots = kKeep ? kSteps + 1 : kSteps;
-  const auto step_at = [](int slot) {
-    if (!kKeep) return slot;
-    return slot == 0 ? 0 : slot == 2 ? 1 : slot >= 3 ? slot - 1 : -1;
-  };
-  const auto epilogue_slot = [&](int slot) {
-    if (const int step = step_at(slot); step >= 0) epilogue_step(step);
-  };
-
   for (int i = 0;; ++i) {  // both consumers take every tile of the block
     const int t = blockIdx.x + i * gridDim.x;
     if (t >= num_tiles) break;
     int mb, nb;
     tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);
 
-    // Main loop (pipeline.cuh), opened up: after issuing k-tile kt's wgmma, step kt of the previous tile's epilogue.
+    // Main loop (pipeline.cuh), opened up: after issuing k-tile kt's wgmma, a chunk of the previous tile's epilogue.
     const uint32_t first = static_cast<uint32_t>(i) * k_tiles;
     issue_k_tiles<L, kStages, kMBlocks, kBN>(acc, smem, full, empty, first, k_tiles, a_offset, thread, [&](int kt) {
-      if (holding && kt < kSlots) epilogue_slot(kt);  // while the tensor cores run
+      if (holding && kt < kChunks) {  // while the tensor cores run: a chunk of the previous tile's epilogue
+        epilogue_chunk_at<kFast>(kt, held_g, held_u, smem_u32(tile), thread);
+        if (kt == kChunks - 1) store_held(&map_m, tile, c, thread, held_row, held_col);
+      }
     });
-    if (holding && k_tiles < kSlots)  // short main loops: the steps that did not fit
-      for (int slot = k_tiles; slot < kSlots; ++slot) epilogue_slot(slot);
+    if (holding && k_tiles < kChunks) {  // short main loops (dim <= 448): the chunks that did not fit
+      for (int ch = k_tiles; ch < kChunks; ++ch) epilogue_chunk_at<kFast>(ch, held_g, held_u, smem_u32(tile), thread);
+      store_held(&map_m, tile, c, thread, held_row, held_col);
+    }
     finish_k_tiles<kStages>(acc, empty, first + k_tiles - 1, thread);
 
     // Hold this tile: round g and u to bf16 pairs (as eager's GEMMs store them). The accumulators are free again.
@@ -182,31 +131,29 @@ __device__ __forceinline__ void geglu_gemm_overlap(const CUtensorMap& map_x, con
     held_row = mb * kBM + c * kRows;
     held_col = nb * (kBN / 2);
     // The staging tile must be free before the next tile's chunks write it: the store issued one tile ago has long
-    // finished reading it, so this wait costs nothing in steady state. With kKeep, m's store leaves later in the
-    // loop, and g's step waits for it instead, once the next tile's first wgmma are issued.
-    if constexpr (!kKeep) {
-      if (thread == 0) bulk_wait_group_read<0>();
-      named_barrier_sync(1 + c, kWarpgroup);
-    }
+    // finished reading it, so this wait costs nothing in steady state.
+    if (thread == 0) bulk_wait_group_read<0>();
+    named_barrier_sync(1 + c, kWarpgroup);
   }
-  if (holding)  // the block's last tile: nothing left to overlap with
-    for (int step = 0; step < kSteps; ++step) epilogue_step(step);
+  if (holding) {  // the block's last tile: nothing left to overlap with
+    for (int ch = 0; ch < kChunks; ++ch) epilogue_chunk_at<kFast>(ch, held_g, held_u, smem_u32(tile), thread);
+    store_held(&map_m, tile, c, thread, held_row, held_col);
+  }
   if (thread == 0) bulk_wait_group<0>();
 }
 
-// Its launcher, for `kernel`, the __global__ that calls geglu_gemm_overlap, under the variant name `name`; `extra`
-// goes to the kernel after its own arguments (chapter 06: where to keep g and u).
-template <auto kernel, class... Extra>
+// Its launcher, for `kernel`, the __global__ that calls geglu_gemm_overlap, under the variant name `name`.
+template <auto kernel>
 void launch_overlap_kernel(const char* name, const __nv_bfloat16* x, const __nv_bfloat16* w_gate,
                            const __nv_bfloat16* w_up, __nv_bfloat16* m, int64_t M, int64_t dim, int64_t hidden,
-                           cudaStream_t stream, const Extra&... extra) {
+                           cudaStream_t stream) {
   if (!check_launch(name, x, w_gate, w_up, m, M, dim, hidden, stream)) return;
   const int64_t m_tiles = ceil_div(M, kBM), n_tiles = ceil_div(hidden, kBN / 2), k_tiles = ceil_div(dim, kBK);
   const int grid = persistent_grid(m_tiles, n_tiles, k_tiles, "geglu_gemm");
   const TileMaps maps = tile_maps(x, w_gate, w_up, m, M, dim, hidden, kBM, kBN / 2, kRows);
   allow_smem<kernel>(L::kBytes);
   kernel<<<grid, kThreads, L::kBytes, stream>>>(maps.x, maps.gate, maps.up, maps.m, static_cast<int>(m_tiles),
-                                                static_cast<int>(n_tiles), static_cast<int>(k_tiles), extra...);
+                                                static_cast<int>(n_tiles), static_cast<int>(k_tiles));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -66,10 +66,8 @@ set(allow_05_torch_op "${torch}")                     # and what a chapter adds:
 set(allow_06_train_mlp "${torch}")                    # which 06 adds its ops to), MPI, NCCL and POSIX
 set(allow_07_tp_mlp "mpi\\.h$|nccl\\.h$|nccl_device\\.h$|${posix}")
 set(allow_tests "gtest/|gmock/|nlohmann/")
-# What a chapter offers the later ones, beyond its kernels.cuh: 04's overlap kernel as a template (overlap.cuh), which
-# 06's training forward instantiates with its kKeep flag; 05's op library, to which a later chapter adds its PyTorch
-# ops (torch_op.h: the input checks and the launcher call every op shares).
-set(api_04_epilogue_mlp overlap.cuh)
+# What a chapter offers the later ones, beyond its kernels.cuh: 05's op library, to which a later chapter adds its
+# PyTorch ops (torch_op.h: the input checks and the launcher call every op shares).
 set(api_05_torch_op torch_op.h)
 
 set(broken "")
