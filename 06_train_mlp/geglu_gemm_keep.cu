@@ -2,19 +2,18 @@
 // and g = x @ W_gate^T, u = x @ W_up^T rounded to bf16 (as eager's two GEMMs store them) for the backward, from one
 // kernel. It is built like the backward's kernel (dgated_gemm.cu) with the roles swapped: there the epilogue warps
 // read g and u and write dg, du and h; here the math makes g and u, and the epilogue warps write them and h.
-//  - Persistent: one block an SM walks 128 x 128 tiles of h in groups of kGroupM row blocks (hopper's tile_coords).
-//    Two math warpgroups compute a tile (64 rows each, one wgmma m64n256k16 per k-step against the stacked [gate; up]
+//  - Persistent: one block an SM walks 128 x 96 tiles of h in groups of kGroupM row blocks (hopper's tile_coords).
+//    Two math warpgroups compute a tile (64 rows each, one wgmma m64n192k16 per k-step against the stacked [gate; up]
 //    weight tile, so a thread holds g and u of the same columns: 04's epilogue.cuh, "THE PAIRING"), fed through a
-//    ring of three 48 KB stages by one producer thread (pipeline.cuh).
+//    ring of four 40 KB stages by one producer thread (pipeline.cuh).
 //  - When a tile's main loop is done, each math warpgroup rounds its g and u to bf16 into two staging tiles of its
 //    own (stmatrix, the swizzled layout) and goes on with the next tile. No GELU runs in the warps that issue wgmma.
 //  - Three epilogue warps (the producer's warpgroup has four warps; the producer needs one thread) read each 16-byte
 //    vector of the staged g and u once, write both out, and write h = gelu(g) * u beside them, with 16-byte
 //    streaming stores, under the next tile's main loop.
-//  - Shared memory: ring 144 KB + four 16 KB staging tiles = 208 KB. The staging tiles take the room of the fourth
-//    stage 04's kernels have.
-// Against 04's `fast` kernel with g and u stored through its staging tile by TMA (the kernel this file held before),
-// the same bits, and faster in 06's step: bench/results/geglu_gemm_keep.md.
+//  - Shared memory: ring 160 KB + four 16 KB staging tiles = 224 KB. Why 96 columns and not 04's 128: with 128, the
+//    staging tiles leave room for three 48 KB stages only, and three do not cover the loads' latency; four do.
+// The same bits as 04's `fast` kernel, and faster in 06's step: bench/results/geglu_gemm_keep.md.
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -37,16 +36,20 @@ namespace {
 using bf16 = __nv_bfloat16;
 using hopper::kWarpgroup;
 
-constexpr int kBM = 128, kBN = 256, kStages = 3, kGroupM = 16;
+constexpr int kBM = 128, kBN = 192, kStages = 4, kGroupM = 16;
 constexpr int kRows = kBM / 2;                     // rows of the tile each math warpgroup computes
 constexpr int kCols = kBN / 2;                     // columns of h (and of g, and of u) in a tile
 constexpr int kThreads = 3 * kWarpgroup;           // the producer's warpgroup, then the two math warpgroups
 constexpr int kEpilogueThreads = kWarpgroup - 32;  // warps 1 to 3
-constexpr int kRowStep = kEpilogueThreads / 16;    // 16 vectors make a row of 128 columns
-constexpr int kPanelBytes = kRows * 128;           // a staging tile is two panels of 64 rows x 64 columns
-// The ring, then the staging tiles: g of math warpgroup 0, its u, g of warpgroup 1, its u.
-using Smem = hopper::SmemLayout<kBM, kBN, kStages, 4, kRows>;
-constexpr int kSmemBytes = Smem::kBytes + 2 * 8;  // 10 barriers where the layout counts 8
+constexpr int kVectors = kCols / 8;                // 16-byte vectors in a row of the tile
+constexpr int kRowStep = kEpilogueThreads / kVectors;
+constexpr int kPanelBytes = kRows * 128;        // a staging tile is two panels of 64 rows x 64 columns (the second
+constexpr int kStagingBytes = 2 * kPanelBytes;  // half used: 96 columns)
+// The ring, then the staging tiles (g of math warpgroup 0, its u, g of warpgroup 1, its u), then the barriers.
+using Ring = hopper::SmemLayout<kBM, kBN, kStages, 0>;
+constexpr int kStagingOffset = Ring::kOutOffset;
+constexpr int kBarrierOffset = kStagingOffset + 4 * kStagingBytes;
+constexpr int kSmemBytes = kBarrierOffset + (2 * kStages + 4) * 8 + 1024;  // 1 KB for the alignment of the base
 static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an H100 block can have");
 
 struct Out {
@@ -62,15 +65,15 @@ __device__ __forceinline__ uint32_t gelu_times_up(uint32_t g, uint32_t u) {
 }
 
 // The epilogue of math warpgroup c's half of tile (mb, nb), from its staging tiles. Thread e takes column group
-// e % 16 (8 columns, 16 bytes) of rows e / 16, e / 16 + kRowStep, ...: a warp's 32 vectors are two whole 256-byte
-// rows of each output, so every store is whole sectors.
+// e % 12 (8 columns, 16 bytes) of rows e / 12, e / 12 + kRowStep, ...: a warp's 32 vectors are whole 32-byte sectors
+// of 192-byte rows of each output (a sector's two vectors never fall in two warps), so every store is whole sectors.
 __device__ __forceinline__ void epilogue_half(const Out& out, int mb, int nb, int c, uint32_t g_tile, uint32_t u_tile,
                                               int e) {
-  const int group = e % 16;
+  const int group = e % kVectors;
   const int64_t r0 = int64_t(mb) * kBM + c * kRows, col = int64_t(nb) * kCols + 8 * group;
   // The half's rows inside the matrix; none where this thread's column lies past hidden. Stores stop there.
   const int rows_in = col < out.hidden ? static_cast<int>(min(out.M - r0, int64_t(kRows))) : 0;
-  int row = e / 16;
+  int row = e / kVectors;
   const int64_t at = (r0 + row) * out.hidden + col, step = kRowStep * out.hidden;
   bf16 *h = out.h + at, *g = out.g + at, *u = out.u + at;
   const uint32_t panel = (group / 8) * kPanelBytes;
@@ -90,10 +93,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     geglu_gemm_keep_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_gate,
                            const __grid_constant__ CUtensorMap map_up, const Out out, int m_tiles, int n_tiles,
                            int k_tiles) {
-  using L = Smem;
+  using L = Ring;
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   uint8_t* smem = hopper::align_1024(smem_raw);
-  uint64_t* full = reinterpret_cast<uint64_t*>(smem + L::kBarrierOffset);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kBarrierOffset);
   uint64_t* empty = full + kStages;
   uint64_t* staged_full = empty + kStages;   // [2]: math warpgroup c has staged its g and u
   uint64_t* staged_empty = staged_full + 2;  // [2]: the epilogue warps have read them
@@ -108,7 +111,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   const int num_tiles = m_tiles * n_tiles;
   const auto staging = [&](int c, int which) {  // which: 0 g, 1 u
-    return hopper::smem_u32(smem + L::kOutOffset + (2 * c + which) * L::kOutBytes);
+    return hopper::smem_u32(smem + kStagingOffset + (2 * c + which) * kStagingBytes);
   };
 
   if (threadIdx.x < 32) {  // the producer warp: one thread brings x and the stacked weight tile into the ring
@@ -136,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The math warpgroups: each tile's main loop, then g and u rounded to bf16 into this warpgroup's staging tiles,
   // once the epilogue warps have read what they held a tile ago (they have had this tile's whole main loop to do so).
   const int c = threadIdx.x / kWarpgroup - 1, thread = threadIdx.x % kWarpgroup;
-  float acc[1][kBN / 2];  // columns 0..127: g, 128..255: u (the stacked weight tile's halves)
+  float acc[1][kBN / 2];  // columns 0..95: g, 96..191: u (the stacked weight tile's halves)
   for (int i = 0, t = blockIdx.x; t < num_tiles; ++i, t += gridDim.x) {
     int mb, nb;
     hopper::tile_coords(t, m_tiles, n_tiles, kGroupM, mb, nb);

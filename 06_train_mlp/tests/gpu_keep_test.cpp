@@ -45,9 +45,9 @@ TEST(GegluGemmKeep, MatchesGegluGemmAndTheCpuReference) {
   if (const std::string why = cannot_run(); !why.empty()) GTEST_SKIP() << why;
   for (auto [M, dim, hidden] : {std::tuple<int64_t, int64_t, int64_t>{1, 64, 256},
                                 {37, 24, 8},     // one k-tile, part of one column block
-                                {130, 72, 264},  // a row block of 2 and column blocks of 8 past whole tiles
+                                {130, 72, 264},  // 2 rows and 72 columns past whole 128 x 96 tiles
                                 {2107, 768, 3072},
-                                {1999, 200, 2056},
+                                {1999, 200, 2056},  // 40 columns past whole tiles
                                 {8192, 768, 3072}}) {
     SCOPED_TRACE("M " + std::to_string(M) + ", dim " + std::to_string(dim) + ", hidden " + std::to_string(hidden));
     const uint64_t seed = 700 + M + dim + hidden;

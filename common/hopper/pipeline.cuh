@@ -94,6 +94,8 @@ __device__ __forceinline__ void mma_stage(float (&acc)[kMBlocks][kN / 2], uint32
       const int acc_flag = (accumulate || kk > 0) ? 1 : 0;
       if constexpr (kN == 128)
         wgmma_m64n128k16<kB>(acc[b], desc_a, desc_b, acc_flag);
+      else if constexpr (kN == 192)
+        wgmma_m64n192k16<kB>(acc[b], desc_a, desc_b, acc_flag);
       else
         wgmma_m64n256k16<kB>(acc[b], desc_a, desc_b, acc_flag);
     }
