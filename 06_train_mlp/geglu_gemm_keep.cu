@@ -65,8 +65,9 @@ __device__ __forceinline__ uint32_t gelu_times_up(uint32_t g, uint32_t u) {
 }
 
 // The epilogue of math warpgroup c's half of tile (mb, nb), from its staging tiles. Thread e takes column group
-// e % 12 (8 columns, 16 bytes) of rows e / 12, e / 12 + kRowStep, ...: a warp's 32 vectors are whole 32-byte sectors
-// of 192-byte rows of each output (a sector's two vectors never fall in two warps), so every store is whole sectors.
+// e % 12 (8 columns, 16 bytes) of rows e / 12, e / 12 + kRowStep, ...: column groups 2k and 2k + 1 (one 32-byte
+// sector) are stored by neighbouring threads of one warp, so when hidden is a multiple of 16 (the blog's shape) every
+// store covers whole sectors.
 __device__ __forceinline__ void epilogue_half(const Out& out, int mb, int nb, int c, uint32_t g_tile, uint32_t u_tile,
                                               int e) {
   const int group = e % kVectors;
