@@ -7,7 +7,7 @@
 //  - The price: 128 accumulators a math thread need more than the 128 registers a thread that 512 threads leave
 //    (ptxas allocates one count for the whole kernel), so the block is 384 threads and has three epilogue warps
 //    instead of seven. And a 128 x 256 dh buffer (64 KB) beside three 48 KB ring stages leaves no room for g and u
-//    slots: the epilogue warps load g and u themselves, six vectors a thread in flight, as the kernel before TMA did.
+//    slots: the epilogue warps load g and u themselves, eight vectors a thread in flight, as the kernel before TMA did.
 //  - At the blog's shape (dim 768, twelve k-tiles) the epilogue is the larger half, and three warps are too few for it:
 //    there dgated_gemm.cu's kernel is faster, and launch_dgated_gemm picks it (bench_train_mlp times both).
 // The rest (persistent tiles in groups, the producer warp, L2 policies, the dh buffer's handover, the numbers) is as
@@ -32,10 +32,12 @@ constexpr int kBM = 128, kBN = 256, kStages = 3, kGroupM = 8;
 constexpr int kRows = kBM / 2;              // rows of the tile each math warpgroup computes
 constexpr int kThreads = 3 * kWarpgroup;    // two math warpgroups, then three epilogue warps and the producer's
 constexpr int kEpilogueThreads = kWarpgroup - 32;
-constexpr int kBatch = 6;                   // 16-byte vectors of g and u an epilogue thread has in flight
+constexpr int kBatch = 8;                   // 16-byte vectors of g and u an epilogue thread has in flight
 constexpr int kGroups = kBN / 8;            // 8-column groups of a row: a warp's 32 vectors are one whole row
 constexpr int kVectors = kBM * kBN / 8;     // of a tile
 constexpr int kBatches = (kVectors + kBatch * kEpilogueThreads - 1) / (kBatch * kEpilogueThreads);
+constexpr int kRowStep = kEpilogueThreads / kGroups;  // rows between a thread's vectors
+static_assert(kEpilogueThreads % kGroups == 0, "an epilogue thread keeps its column all tile long");
 // The ring, then one dh buffer: 128 x 256, four 16 KB panels of 64 columns (two of the layout's output tiles).
 using Smem = hopper::SmemLayout<kBM, kBN, kStages, 2>;
 constexpr int kPanelBytes = kBM * 128;                  // 128 rows x 64 columns of bf16
@@ -53,40 +55,39 @@ using dgated::backward_vector;
 using dgated::ld_shared_v4;
 
 // The epilogue of tile (mb, nb), whose dh is in the dh buffer once dh_full completes phase `parity`: batch by batch,
-// the thread's g and u vectors loaded, then dh read and dg, du, h written. Vector v of the tile is row v / kGroups,
-// columns 8 (v % kGroups) ... + 7: a warp's 32 vectors are one whole 512-byte row.
+// the thread's g and u vectors loaded, then dh read and dg, du, h written. Thread e takes column group e % kGroups (8
+// columns, 16 bytes) of rows e / kGroups, e / kGroups + kRowStep, ...: a warp's 32 vectors are one whole 512-byte row,
+// and, as in dgated_gemm.cu, only the row moves, so each vector costs a few adds of addresses.
 __device__ __forceinline__ void epilogue_tile(const Io& io, int mb, int nb, uint32_t dh_tile, uint64_t* dh_full,
                                               uint32_t parity, int e) {
+  const int group = e % kGroups, first_row = e / kGroups;
+  const int64_t r0 = int64_t(mb) * kBM + first_row, c = int64_t(nb) * kBN + 8 * group;
+  // How many of the tile's rows from first_row on lie inside the matrix; none where the column lies past hidden.
+  const int rows_in = c < io.hidden ? static_cast<int>(min(io.M - r0, int64_t(kBM - first_row))) : 0;
+  const bf16 *g = io.g + r0 * io.ld_gu + c, *u = io.u + r0 * io.ld_gu + c;
+  bf16 *dg = io.dg + r0 * io.ld_dgu + c, *du = io.du + r0 * io.ld_dgu + c, *h_out = io.h + r0 * io.hidden + c;
 #pragma unroll 1
   for (int b = 0; b < kBatches; ++b) {
-    const auto where = [&](int j, int& v, int64_t& r, int64_t& c) {
-      v = e + (b * kBatch + j) * kEpilogueThreads;
-      r = int64_t(mb) * kBM + v / kGroups;
-      c = int64_t(nb) * kBN + 8 * (v % kGroups);
-      return v < kVectors && r < io.M && c < io.hidden;
-    };
-    uint4 g[kBatch], u[kBatch];
+    uint4 gv[kBatch], uv[kBatch];
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
-      int v;
-      int64_t r, c;
-      if (where(j, v, r, c)) {  // streaming loads: read once
-        g[j] = __ldcs(reinterpret_cast<const uint4*>(io.g + r * io.ld_gu + c));
-        u[j] = __ldcs(reinterpret_cast<const uint4*>(io.u + r * io.ld_gu + c));
+      const int k = (b * kBatch + j) * kRowStep;  // the row past first_row
+      if (k < rows_in) {                          // streaming loads: read once
+        gv[j] = __ldcs(reinterpret_cast<const uint4*>(g + k * io.ld_gu));
+        uv[j] = __ldcs(reinterpret_cast<const uint4*>(u + k * io.ld_gu));
       }
     }
     if (b == 0) hopper::mbar_wait(dh_full, parity);  // the first batch's loads fly meanwhile
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
-      int v;
-      int64_t r, c;
-      if (!where(j, v, r, c)) continue;
+      const int k = (b * kBatch + j) * kRowStep;
+      if (k >= rows_in) break;
       uint4 h;
-      const uint32_t at = hopper::staged_address<kPanelBytes>(dh_tile, v / kGroups, v % kGroups);
-      backward_vector(ld_shared_v4(at), g[j], u[j], h);
-      __stcs(reinterpret_cast<uint4*>(io.dg + r * io.ld_dgu + c), g[j]);  // streaming stores: written once
-      __stcs(reinterpret_cast<uint4*>(io.du + r * io.ld_dgu + c), u[j]);
-      __stcs(reinterpret_cast<uint4*>(io.h + r * io.hidden + c), h);
+      const uint32_t at = hopper::staged_address<kPanelBytes>(dh_tile, first_row + k, group);
+      backward_vector(ld_shared_v4(at), gv[j], uv[j], h);
+      __stcs(reinterpret_cast<uint4*>(dg + k * io.ld_dgu), gv[j]);  // streaming stores: written once
+      __stcs(reinterpret_cast<uint4*>(du + k * io.ld_dgu), uv[j]);
+      __stcs(reinterpret_cast<uint4*>(h_out + k * io.hidden), h);
     }
   }
 }
