@@ -23,7 +23,7 @@
 //    evict_first, and dg, du and h are streaming stores: they pass through once and do not push the main loop's
 //    operands out.
 // What each of these choices measured against the alternatives is in bench/results/dgated_gemm.md.
-// From dim 2048 on, launch_dgated_gemm (at the end) takes the kernel of dgated_gemm_wide.cu instead: 128 x 256 tiles,
+// From dim 1536 on, launch_dgated_gemm (at the end) takes the kernel of dgated_gemm_wide.cu instead: 128 x 256 tiles,
 // whose main loop is faster where the main loop is the larger half of the work.
 // TMA does the main loop's edges (dy and W_down past the matrix load as zeros); the epilogue skips vectors past M
 // rows or hidden columns (hidden is a multiple of 8, so a vector is wholly in or out). The weight operand is W_down
@@ -263,7 +263,7 @@ void launch_dgated_gemm_narrow(const bf16* dy, const bf16* w_down, const bf16* g
 
 void launch_dgated_gemm(const bf16* dy, const bf16* w_down, const bf16* g, const bf16* u, int64_t ld_gu, bf16* dg,
                         bf16* du, int64_t ld_dgu, bf16* h, int64_t M, int64_t dim, int64_t hidden, cudaStream_t stream) {
-  // dgated_gemm.h says why dim decides; bench_train_mlp times both kernels at dims 768, 2048 and 4096.
+  // dgated_gemm.h says why dim decides; bench_train_mlp times both kernels at dims 768, 1536, 2048 and 4096.
   DgatedGemmLauncher* launch =
       dim >= kDgatedWideFromDim ? launch_dgated_gemm_wide : launch_dgated_gemm_narrow;
   launch(dy, w_down, g, u, ld_gu, dg, du, ld_dgu, h, M, dim, hidden, stream);

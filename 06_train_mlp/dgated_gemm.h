@@ -45,7 +45,7 @@ void launch_geglu_gemm_keep(const __nv_bfloat16* x, const __nv_bfloat16* w_gate,
 // one of two kernels by dim: below kDgatedWideFromDim the epilogue is the larger half of the work and the kernel of
 // 128 x 128 tiles with seven epilogue warps is faster (dgated_gemm.cu, "narrow"); from it on the main loop is, and
 // the kernel of 128 x 256 tiles is (dgated_gemm_wide.cu). Both give the same bits; bench_train_mlp times both.
-constexpr int64_t kDgatedWideFromDim = 2048;
+constexpr int64_t kDgatedWideFromDim = 1536;
 using DgatedGemmLauncher = void(const __nv_bfloat16* dy, const __nv_bfloat16* w_down, const __nv_bfloat16* g,
                                 const __nv_bfloat16* u, int64_t ld_gu, __nv_bfloat16* dg, __nv_bfloat16* du,
                                 int64_t ld_dgu, __nv_bfloat16* h, int64_t M, int64_t dim, int64_t hidden,

@@ -1,4 +1,4 @@
-// The backward GEMM of dgated_gemm.cu with 128 x 256 tiles, for wide inputs (dim from kDgatedWideFromDim up: 2048,
+// The backward GEMM of dgated_gemm.cu with 128 x 256 tiles, for wide inputs (dim from kDgatedWideFromDim up: 1536,
 // e.g. a 7B model's 4096). The diff against dgated_gemm.cu is the lesson: the same dh = dy @ W_down with the backward
 // of h = gelu(g) * u in its epilogue, with the balance between the two halves of the work moved.
 //  - Each k-step of the main loop is one wgmma m64n256k16 a math warpgroup (instead of m64n128k16): a 48 KB stage
