@@ -44,7 +44,8 @@ void launch_geglu_gemm_keep(const __nv_bfloat16* x, const __nv_bfloat16* w_gate,
 // with row stride ld_dgu; h contiguous [M, hidden]. Only in a build with sm_90a code (LADDER_HAVE_SM90A). It picks
 // one of two kernels by dim: below kDgatedWideFromDim the epilogue is the larger half of the work and the kernel of
 // 128 x 128 tiles with seven epilogue warps is faster (dgated_gemm.cu, "narrow"); from it on the main loop is, and
-// the kernel of 128 x 256 tiles is (dgated_gemm_wide.cu). Both give the same bits; bench_train_mlp times both.
+// the kernel of 128 x 256 tiles is (dgated_gemm_wide.cu). On an H200 the two cross between dims 1280 and 1536
+// (bench/results/2026-11-29_h200_dgated_wide_rows). Both give the same bits; bench_train_mlp times both.
 constexpr int64_t kDgatedWideFromDim = 1536;
 using DgatedGemmLauncher = void(const __nv_bfloat16* dy, const __nv_bfloat16* w_down, const __nv_bfloat16* g,
                                 const __nv_bfloat16* u, int64_t ld_gu, __nv_bfloat16* dg, __nv_bfloat16* du,
