@@ -59,7 +59,7 @@ summary() {
 if ((${#gpu_caps[@]} == 0)); then
   echo
   echo "No NVIDIA GPU was found on this machine, so here are the summaries of the reference traces recorded on an H100."
-  echo "README.md, \"The tables in the terminal\", says what each column means."
+  echo "tools/README.md, \"The tables in the terminal\", says what each column means."
 fi
 chapters=() ran=() skipped=() failed=()
 while IFS='|' read -r chapter needs name target launch args; do
