@@ -13,25 +13,33 @@
 // (c) moves more bytes than (a) can: it reads g and u and writes dg, du and h, 5 [M, hidden] tensors where (a) writes
 // one. So "x (a)" is printed beside "GB/s", the bytes of each op's inputs read once and outputs written once per
 // second of its time. Each is timed as bench_epilogue_mlp times (ladder::GpuTimer: an L2 flush before every run, CUDA
-// events around the op, 5 warm-up runs, the median and minimum of --iters runs). Before timing, each (c) kernel's dg
-// and du are compared with (b)'s bit for bit; more than 1 ulp apart anywhere is a wrong kernel and stops the run
-// (exit 1). (One ulp can happen: (c) rounds its own float32 sum of dh, whose order differs from cuBLAS's.)
+// events around the op, 5 warm-up runs, the median and minimum of --iters runs), each op after --rest-ms with the GPU
+// idle. An H200 lowers its clock under these kernels' load, and at dim 4096 the rows timed right after the longest
+// ones came out up to 15% slower than the same kernel timed after a pause; with the rest, every row starts at the
+// clock of a rested GPU. --load-ms instead runs each op back to back that long first, to time it at the clock the GPU
+// holds under sustained load, as in a long training run (bench/results/2026-11-29_h200_bench_rest_or_load). Before
+// timing, each (c) kernel's dg and du are compared with (b)'s bit for bit; more than 1 ulp apart anywhere is a wrong
+// kernel and stops the run (exit 1). (One ulp can happen: (c) rounds its own float32 sum of dh, whose order differs
+// from cuBLAS's.)
 //
 // The floor under (c), printed after each shape's rows: (c) must move its bytes (dy, W_down, g and u read, dg, du
 // and h written) and do (a)'s arithmetic. The first takes at least as long as a device-to-device copy of as many bytes
 // (timed here, in the same run: bench/copy_rate.h), the second at least as long as (a) itself; the two can overlap,
 // so the floor is the larger, and "x floor" says how far (c) is above it.
 //
-// Needs an sm_90 GPU (dgated_gemm is wgmma and TMA). Run: build/bench/bench_train_mlp [--iters 100]
+// Needs an sm_90 GPU (dgated_gemm is wgmma and TMA). Run: build/bench/bench_train_mlp [--iters 100] [--rest-ms 300]
+// [--load-ms 0]
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -46,6 +54,7 @@
 #include "gpu/info.h"
 #include "gpu/memory.h"
 #include "gpu/ops.h"
+#include "gpu/stream.h"
 #include "gpu/values.h"
 
 namespace {
@@ -74,10 +83,28 @@ std::vector<std::pair<std::string, ch06::DgatedGemmLauncher*>> dgated_kernels() 
 #endif
 }
 
+// What comes before an op is timed: the GPU idle for rest_ms, then f run back to back (no L2 flush in between),
+// waiting for the GPU every 8 runs, for load_ms.
+void prepare(const std::function<void()>& f, double rest_ms, double load_ms) {
+  CUDA_CHECK(cudaStreamSynchronize(ladder::current_stream()));
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(rest_ms));
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < load_ms) {
+    for (int i = 0; i < 8; ++i) f();
+    CUDA_CHECK(cudaStreamSynchronize(ladder::current_stream()));
+  }
+}
+
 int bench(int argc, const char* const* argv) {
   CLI::App app{"Times chapter 06's dgated_gemm against cuBLASLt's dh GEMM alone and with gelu_mul_backward after it."};
   int iters = 100;
+  double rest_ms = 300, load_ms = 0;
   app.add_option("--iters", iters, "timed runs per op; the median is reported")->check(CLI::Range(1, 100000));
+  app.add_option("--rest-ms", rest_ms, "the GPU idles this long before each op is timed (default 300)")
+      ->check(CLI::Range(0.0, 60000.0));
+  app.add_option("--load-ms", load_ms,
+                 "each op then runs back to back this long first: its time under sustained load (default 0)")
+      ->check(CLI::Range(0.0, 60000.0));
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
   const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
@@ -86,8 +113,8 @@ int bench(int argc, const char* const* argv) {
   const ladder::GpuTimer timer;
   fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,
              timer.flush_words());
-  fmt::print("median of {} runs after {} warm-up runs; x (a) = median / the first (a)'s\n\n", iters,
-             ladder::GpuTimer::kWarmupRuns);
+  fmt::print("median of {} runs after {} ms of rest, {} ms of the op back to back and {} warm-up runs; x (a) = "
+             "median / the first (a)'s\n\n", iters, rest_ms, load_ms, ladder::GpuTimer::kWarmupRuns);
   fmt::print("{:<18} {:<34} {:>10} {:>9} {:>8} {:>7} {:>11} {:>8}\n", "M,dim,hidden", "op", "median us", "min us",
              "GB/s", "x (a)", "identical %", "max ulp");
 
@@ -147,6 +174,7 @@ int bench(int argc, const char* const* argv) {
       return t.median_us();
     };
     auto row = [&](const std::string& name, const std::function<void()>& f, double bytes, const std::string& cmp) {
+      prepare(f, rest_ms, load_ms);
       return print_row(name, timer.time(f, iters, 0), bytes, cmp);  // exactly --iters runs
     };
     const double kernel_bytes = gemm_bytes + 4 * mh;  // dy, W_down, g, u read; dg, du, h written
@@ -159,6 +187,7 @@ int bench(int argc, const char* const* argv) {
       if (c_us == 0) c_us = us;
     }
     row("(d) dgated_gemm op", op, kernel_bytes, bits);
+    prepare([] {}, rest_ms, 0);  // the copy rests as the others do, but is not loaded first
     const double copy_us =
         print_row("copy of (c)'s bytes", benchmarks::copy_times(timer, iters, int64_t(kernel_bytes)), kernel_bytes, "");
     row("(a) again", plain, gemm_bytes, "");
