@@ -10,6 +10,7 @@ Usage: scripts/check_links.py [ROOT]   (default: the repository; build*/ and hid
 Exit status 0 when every link leads somewhere, 1 otherwise.
 """
 
+import functools
 import os
 import re
 import sys
@@ -46,18 +47,18 @@ def slug(heading):
     return text.replace(" ", "-")
 
 
-def anchors(path, cache={}):
-    if path not in cache:
-        seen = {}
-        for _, line in prose_lines(path):
-            m = HEADING.match(line)
-            if m:
-                base = slug(m.group(1))
-                n = seen.get(base, 0)
-                seen[base] = n + 1
-                seen.setdefault(base if n == 0 else f"{base}-{n}", 1)
-        cache[path] = set(seen)
-    return cache[path]
+@functools.lru_cache(maxsize=None)
+def anchors(path):
+    """Every heading's anchor in the file; a repeated heading gets -1, -2, ... as GitHub numbers them."""
+    found, count = set(), {}
+    for _, line in prose_lines(path):
+        m = HEADING.match(line)
+        if m:
+            base = slug(m.group(1))
+            n = count.get(base, 0)
+            count[base] = n + 1
+            found.add(base if n == 0 else f"{base}-{n}")
+    return found
 
 
 def dead_links(path):
