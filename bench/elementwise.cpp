@@ -14,10 +14,12 @@
 //  - CUDA events recorded on the stream right before and after the kernel alone (the flush is outside them), every
 //    run queued without waiting, so the events time the kernel and not its launch.
 //  - 5 warm-up runs, then --iters timed runs; the median is reported (the minimum too, for reference).
+//  - Before each kernel and each copy, the GPU idles --rest-ms (bench/rest.h), so that no row is timed at the lower
+//    clock the rows before it left the GPU in; --load-ms runs each kernel back to back that long first instead.
 // Before timing, each variant's output is checked bit for bit against the plain variant (and gelu_mul against the
 // eager gelu then mul): a fast wrong kernel is not a result. A mismatch exits 1.
 //
-// Run:  build/bench/bench_elementwise [--rows 8192] [--cols 3072] [--iters 100]
+// Run:  build/bench/bench_elementwise [--rows 8192] [--cols 3072] [--iters 100] [--rest-ms 300] [--load-ms 0]
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -32,6 +34,7 @@
 #include "03_fused_mlp/kernels.cuh"
 #include "03_simple_mlp/kernels.cuh"
 #include "bench/copy_rate.h"
+#include "bench/rest.h"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
 #include "chapter/gpu_timer.h"
@@ -46,8 +49,10 @@ using bf16 = __nv_bfloat16;
 using ladder::DType;
 using ladder::Tensor;
 
-// Every run of `launch`, timed by GpuTimer: exactly `iters` runs (no time cap: --iters says how many).
-ladder::GpuTiming time_runs(const ladder::GpuTimer& timer, int iters, const std::function<void()>& launch) {
+// Every run of `launch`, timed by GpuTimer after `rest`: exactly `iters` runs (no time cap: --iters says how many).
+ladder::GpuTiming time_runs(const ladder::GpuTimer& timer, const benchmarks::Rest& rest, int iters,
+                            const std::function<void()>& launch) {
+  rest.before(launch);
   return timer.time(launch, iters, 0);
 }
 
@@ -85,11 +90,13 @@ int bench(int argc, const char* const* argv) {
   int64_t rows = 8192, cols = 3072;
   int iters = 100;
   uint64_t seed = 0;
+  benchmarks::Rest rest;
   app.add_option("--rows", rows, "rows of g and u (batch * seq)")->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
   app.add_option("--cols", cols, "columns of g and u (the hidden size)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
   app.add_option("--iters", iters, "timed runs per kernel; the median is reported")->check(CLI::Range(1, 100000));
   app.add_option("--seed", seed, "seed of the random inputs");
+  rest.add_options(app);
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
   const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
@@ -98,11 +105,12 @@ int bench(int argc, const char* const* argv) {
   const double tensor_bytes = 2.0 * n;
   fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,
              timer.flush_words());
-  fmt::print("shape [{}, {}] bf16: {} elements, {:.1f} MB per tensor; median of {} runs after {} warm-up runs\n", rows,
-             cols, n, tensor_bytes / 1e6, iters, ladder::GpuTimer::kWarmupRuns);
+  fmt::print("shape [{}, {}] bf16: {} elements, {:.1f} MB per tensor; median of {} runs {} and {} warm-up runs\n",
+             rows, cols, n, tensor_bytes / 1e6, iters, rest.words(), ladder::GpuTimer::kWarmupRuns);
 
   // The ceiling for large transfers, for reference: a 1 GiB copy (2 GiB moved).
   try {
+    rest.rest();
     const double gib_us = benchmarks::copy_times(timer, iters, int64_t{2} << 30).median_us();
     fmt::print("1 GiB device-to-device copy: {:.1f} us, {:.0f} GB/s (bytes read + written)\n", gib_us,
                2.0 * 1073741824.0 / (gib_us * 1e3));
@@ -133,6 +141,7 @@ int bench(int argc, const char* const* argv) {
   auto group = [&](const char* op, double bytes, const std::vector<uint16_t>& want, const Tensor& result,
                    const std::vector<std::pair<std::string, std::function<void()>>>& variants) {
     fmt::print("{}\n", std::string(80, '-'));
+    rest.rest();
     const ladder::GpuTiming copy = benchmarks::copy_times(timer, iters, static_cast<int64_t>(bytes));
     print_row({"copy", "cudaMemcpyAsync", bytes, copy.median_us(), copy.min_us(), copy.median_us()});
     for (const auto& [name, launch] : variants) {
@@ -140,7 +149,7 @@ int bench(int argc, const char* const* argv) {
       launch();
       CUDA_CHECK(cudaDeviceSynchronize());
       require_same_bits(result, want, std::string(op) + " " + name);
-      const ladder::GpuTiming t = time_runs(timer, iters, launch);
+      const ladder::GpuTiming t = time_runs(timer, rest, iters, launch);
       table.push_back({op, name, bytes, t.median_us(), t.min_us(), copy.median_us()});
       print_row(table.back());
     }

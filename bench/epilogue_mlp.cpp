@@ -9,15 +9,16 @@
 //   (c) chapter 03's way: cuBLASLt gate GEMM, cuBLASLt up GEMM, then 03_fused_mlp's gelu_mul ("vec").
 // Each is timed by ladder::GpuTimer (common/chapter/gpu_timer.h), as bench_elementwise times its kernels and the
 // chapters their forwards: an L2 flush (a memset over twice the L2) before every run, CUDA events around the op alone,
-// the runs queued, 5 warm-up runs, the median (and minimum) of --iters runs. TFLOP/s counts the two GEMMs'
-// multiply-adds, 2 * M * dim * 2 * hidden, for every row alike, and "% mma" is that as a share of the mma.sync ceiling
-// measured first in the same run (bench/mma_ceiling.cu: register-resident mma.sync m16n8k16 on every SM, the
-// instruction the portable variant is built on). Before timing, each variant's output is compared with (c) bit for
-// bit: the share of identical outputs and the largest gap in bf16 ulps are printed; a variant more than a few ulps off
-// anywhere is a wrong kernel and stops the run (exit 1).
+// the runs queued, 5 warm-up runs, the median (and minimum) of --iters runs, each op after the GPU idled --rest-ms
+// (bench/rest.h: a GPU lowers its clock under load, and the row after a long one would be timed at that clock).
+// TFLOP/s counts the two GEMMs' multiply-adds, 2 * M * dim * 2 * hidden, for every row alike, and "% mma" is that as a
+// share of the mma.sync ceiling measured first in the same run (bench/mma_ceiling.cu: register-resident mma.sync
+// m16n8k16 on every SM, the instruction the portable variant is built on). Before timing, each variant's output is
+// compared with (c) bit for bit: the share of identical outputs and the largest gap in bf16 ulps are printed; a variant
+// more than a few ulps off anywhere is a wrong kernel and stops the run (exit 1).
 //
 // Runs on every GPU from sm_80 on (the Hopper variants only on sm_90). Run: build/bench/bench_epilogue_mlp [--iters
-// 100]
+// 100] [--rest-ms 300] [--load-ms 0]
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -34,6 +35,7 @@
 #include "04_epilogue_mlp/kernels.cuh"
 #include "bench/bits.h"
 #include "bench/mma_ceiling.h"
+#include "bench/rest.h"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
 #include "chapter/gpu_timer.h"
@@ -58,9 +60,11 @@ int bench(int argc, const char* const* argv) {
   CLI::App app{"Times chapter 04's geglu_gemm variants against cuBLASLt alone and against chapter 03's three kernels."};
   int iters = 100;
   bool curve = false;
+  benchmarks::Rest rest;
   app.add_option("--iters", iters, "timed runs per op; the median is reported")->check(CLI::Range(1, 100000));
   app.add_flag("--mma-curve", curve,
                "print only the mma.sync loop's TFLOP/s over warps per SM and independent accumulators, then stop");
+  rest.add_options(app);
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
   const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
@@ -86,8 +90,8 @@ int bench(int argc, const char* const* argv) {
              timer.flush_words());
   fmt::print("mma.sync ceiling: {:.1f} TFLOP/s (register-resident mma.sync m16n8k16 bf16 on every SM, median of {})\n",
              ceiling, iters);
-  fmt::print("median of {} runs after {} warm-up runs; x concat = median / cuBLASLt concat's (first run)\n\n", iters,
-             ladder::GpuTimer::kWarmupRuns);
+  fmt::print("median of {} runs {} and {} warm-up runs; x concat = median / cuBLASLt concat's (first run)\n\n",
+             iters, rest.words(), ladder::GpuTimer::kWarmupRuns);
   fmt::print("{:<18} {:<28} {:>10} {:>9} {:>8} {:>6} {:>9} {:>11} {:>8}\n", "M,dim,hidden", "op", "median us", "min us",
              "TFLOP/s", "% mma", "x concat", "identical %", "max ulp");
 
@@ -119,6 +123,7 @@ int bench(int argc, const char* const* argv) {
 
     double concat_us = 0;
     auto row = [&](const std::string& op, const std::function<void()>& f, const std::string& bits) {
+      rest.before(f);
       const ladder::GpuTiming t = timer.time(f, iters, 0);  // exactly --iters runs
       if (concat_us == 0) concat_us = t.median_us();
       const double tflops = flops / (t.median_us() * 1e6);

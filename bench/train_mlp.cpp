@@ -34,12 +34,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -47,6 +45,7 @@
 #include "06_train_mlp/kernels.cuh"
 #include "bench/bits.h"
 #include "bench/copy_rate.h"
+#include "bench/rest.h"
 #include "chapter/chapter.h"
 #include "chapter/cli.h"
 #include "chapter/gpu_timer.h"
@@ -83,28 +82,12 @@ std::vector<std::pair<std::string, ch06::DgatedGemmLauncher*>> dgated_kernels() 
 #endif
 }
 
-// What comes before an op is timed: the GPU idle for rest_ms, then f run back to back (no L2 flush in between),
-// waiting for the GPU every 8 runs, for load_ms.
-void prepare(const std::function<void()>& f, double rest_ms, double load_ms) {
-  CUDA_CHECK(cudaStreamSynchronize(ladder::current_stream()));
-  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(rest_ms));
-  const auto start = std::chrono::steady_clock::now();
-  while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() < load_ms) {
-    for (int i = 0; i < 8; ++i) f();
-    CUDA_CHECK(cudaStreamSynchronize(ladder::current_stream()));
-  }
-}
-
 int bench(int argc, const char* const* argv) {
   CLI::App app{"Times chapter 06's dgated_gemm against cuBLASLt's dh GEMM alone and with gelu_mul_backward after it."};
   int iters = 100;
-  double rest_ms = 300, load_ms = 0;
+  benchmarks::Rest rest;
   app.add_option("--iters", iters, "timed runs per op; the median is reported")->check(CLI::Range(1, 100000));
-  app.add_option("--rest-ms", rest_ms, "the GPU idles this long before each op is timed (default 300)")
-      ->check(CLI::Range(0.0, 60000.0));
-  app.add_option("--load-ms", load_ms,
-                 "each op then runs back to back this long first: its time under sustained load (default 0)")
-      ->check(CLI::Range(0.0, 60000.0));
+  rest.add_options(app);
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
   const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
@@ -113,8 +96,8 @@ int bench(int argc, const char* const* argv) {
   const ladder::GpuTimer timer;
   fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,
              timer.flush_words());
-  fmt::print("median of {} runs after {} ms of rest, {} ms of the op back to back and {} warm-up runs; x (a) = "
-             "median / the first (a)'s\n\n", iters, rest_ms, load_ms, ladder::GpuTimer::kWarmupRuns);
+  fmt::print("median of {} runs {} and {} warm-up runs; x (a) = median / the first (a)'s\n\n", iters, rest.words(),
+             ladder::GpuTimer::kWarmupRuns);
   fmt::print("{:<18} {:<34} {:>10} {:>9} {:>8} {:>7} {:>11} {:>8}\n", "M,dim,hidden", "op", "median us", "min us",
              "GB/s", "x (a)", "identical %", "max ulp");
 
@@ -174,7 +157,7 @@ int bench(int argc, const char* const* argv) {
       return t.median_us();
     };
     auto row = [&](const std::string& name, const std::function<void()>& f, double bytes, const std::string& cmp) {
-      prepare(f, rest_ms, load_ms);
+      rest.before(f);
       return print_row(name, timer.time(f, iters, 0), bytes, cmp);  // exactly --iters runs
     };
     const double kernel_bytes = gemm_bytes + 4 * mh;  // dy, W_down, g, u read; dg, du, h written
@@ -187,7 +170,7 @@ int bench(int argc, const char* const* argv) {
       if (c_us == 0) c_us = us;
     }
     row("(d) dgated_gemm op", op, kernel_bytes, bits);
-    prepare([] {}, rest_ms, 0);  // the copy rests as the others do, but is not loaded first
+    rest.rest();  // the copy rests as the others do, but is not loaded first
     const double copy_us =
         print_row("copy of (c)'s bytes", benchmarks::copy_times(timer, iters, int64_t(kernel_bytes)), kernel_bytes, "");
     row("(a) again", plain, gemm_bytes, "");
