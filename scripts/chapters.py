@@ -7,8 +7,8 @@
 
 entries() joins the chapter line's needs to each entry's, as scripts/chapters.sh does; chapter(name) is a chapter's
 own line. Run as a script, it checks what the file names against the tree: every chapter folder exists with a
-CMakeLists.txt and every NN_* folder is listed, every reference and figure trace is committed under
-traces/reference/h100/, and no two entries share a name. Exit status 1 with one line per problem.
+CMakeLists.txt and every NN_* folder is listed, every reference trace is committed under traces/reference/h100/
+and every figure trace under traces/reference/, and no two entries share a name. Exit status 1 with one line per problem.
 """
 
 import collections
@@ -21,6 +21,7 @@ FILE = os.environ.get("LADDER_CHAPTERS", os.path.join(ROOT, "chapters.txt"))
 KINDS = ("chapter", "run", "trace", "sanitize", "figure")
 NEED = re.compile(r"^(-|cuda|sm90|torch|mpi|gpus[0-9]+)$")
 REFERENCE = os.path.join("traces", "reference", "h100")
+FIGURE_TRACES = os.path.join("traces", "reference")  # a figure's trace names its GPU's folder
 
 Entry = collections.namedtuple("Entry", "kind chapter needs name rest line")
 
@@ -109,8 +110,8 @@ def problems(path=FILE, root=ROOT):
             trace = e.rest.split()[0] if e.rest else ""
             if not e.name.endswith(".svg"):
                 out.append(f"{e.line}: a figure's name ends in .svg, not {e.name!r}")
-            if not trace or not os.path.exists(os.path.join(root, REFERENCE, trace)):
-                out.append(f"{e.line}: figure {e.name}: no committed trace {REFERENCE}/{trace}")
+            if not trace or not os.path.exists(os.path.join(root, FIGURE_TRACES, trace)):
+                out.append(f"{e.line}: figure {e.name}: no committed trace {FIGURE_TRACES}/{trace}")
     return out
 
 

@@ -10,9 +10,9 @@ lt=${1:-$root/build/tools/ladder-trace}
 out=${2:-$root}
 cd "$root"
 source scripts/chapters.sh
-r=traces/reference/h100
+r=traces/reference
 mkdir -p "$out"/docs/figures
-"$lt" svg $r/03_fused_mlp.json -o "$out"/docs/figures/03_fused_mlp_step.svg
+"$lt" svg $r/h100/03_fused_mlp.json -o "$out"/docs/figures/03_fused_mlp_step.svg
 # The chapters' pictures: the `figure` lines of chapters.txt, each `ladder-trace svg` of a committed trace.
 figures=$(chapters_entries figure)
 while IFS='|' read -r chapter needs name target launch rest; do
