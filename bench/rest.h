@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cuda_runtime.h>
-
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>

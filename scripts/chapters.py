@@ -8,7 +8,8 @@
 entries() joins the chapter line's needs to each entry's, as scripts/chapters.sh does; chapter(name) is a chapter's
 own line. Run as a script, it checks what the file names against the tree: every chapter folder exists with a
 CMakeLists.txt and every NN_* folder is listed, every reference trace is committed under traces/reference/h100/
-and every figure trace under traces/reference/, and no two entries share a name. Exit status 1 with one line per problem.
+and every figure trace under traces/reference/, and no two entries share a name. Exit status 1 with one line per
+problem.
 """
 
 import collections
