@@ -43,12 +43,11 @@ if [ "$quick" != "--quick" ]; then
   step "bench/forwards.sh" forwards.txt bench/forwards.sh build
   step bench_elementwise bench_elementwise.txt build/bench/bench_elementwise
   step bench_epilogue_mlp bench_epilogue_mlp.txt build/bench/bench_epilogue_mlp
-  # Chapter 06's backward GEMM is wgmma and TMA: its benchmark runs on an sm_90 GPU only.
-  if [ "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null)" = "9.0" ]; then
-    step bench_train_mlp bench_train_mlp.txt build/bench/bench_train_mlp
-  else
-    summary+=("skip  bench_train_mlp (it needs an sm_90 GPU)")
-  fi
+  # Chapter 06's backward GEMM is wgmma and TMA: its benchmark runs where chapters.txt's "sm90" entries run.
+  source scripts/chapters.sh && source scripts/can_run.sh && machine_facts build
+  why=$(why_not cuda,sm90 bench_train_mlp)
+  if [ -z "$why" ]; then step bench_train_mlp bench_train_mlp.txt build/bench/bench_train_mlp
+  else summary+=("skip  bench_train_mlp ($why)"); fi
 fi
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version,clocks.max.sm --format=csv; } > "$out/gpu.txt" 2>&1
 echo
