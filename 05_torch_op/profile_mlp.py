@@ -62,10 +62,12 @@ def gpu_us_per_forward(forward, reps=100):
     """Median GPU time of one forward: L2 flushed before each, CUDA events around the forward only. A GPU spin before
     the start event keeps the GPU busy while the host issues the forward, so the events see kernels, not host gaps."""
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 * 2**20)
-    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")  # twice the L2: zeroing it evicts everything
+    # Twice the L2, read (as the chapters' GpuTimer reads its flush): reading it evicts everything and leaves no dirty
+    # line for the forward to write back.
+    flush = torch.zeros(2 * l2 // 4, dtype=torch.float32, device="cuda")
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
     for start, stop in events:
-        flush.zero_()
+        flush.sum()
         torch.cuda._sleep(2_000_000)  # ~1 ms at the H100's clock: longer than any case's host time per forward
         start.record()
         forward()

@@ -3,7 +3,7 @@
     torchrun --nproc-per-node 2 07_tp_mlp/torch_tp.py --out DIR [--batch 64 --seq 128 --dim 768 --hidden 3072]
 
 The forwards, each timed on every rank as 07_tp_mlp times its own (CUDA events on the rank's compute stream around
-one forward, the L2 flushed by a memset of twice its size before each, 5 warm-up runs, median of 50), then printed in
+one forward, the L2 flushed by reading twice its size before each, 5 warm-up runs, median of 50), then printed in
 one table by rank 0 in 07's format (the slower rank's median first, every rank's in brackets):
   one GPU       the plain MLP with all of H on each GPU alone (nn.Linear, F.gelu(approximate="tanh"), the product);
   tp            PyTorch's tensor parallelism API: parallelize_module with ColwiseParallel for gate_proj and up_proj
@@ -75,10 +75,10 @@ def graphed(forward):
 
 
 def time_forward(forward, runs=50, warmup=5):
-    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size, dtype=torch.uint8, device="cuda")
+    flush = torch.zeros(torch.cuda.get_device_properties(0).L2_cache_size // 2, dtype=torch.float32, device="cuda")
     times = []
     for i in range(warmup + runs):
-        flush.zero_()
+        flush.sum()
         dist.barrier()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()

@@ -263,10 +263,10 @@ def time_kernel(fn, reps, flush):
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     stops = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     for _ in range(5):  # warm-up runs
-        flush.zero_()
+        flush.sum()
         fn()
     for start, stop in zip(starts, stops):
-        flush.zero_()  # inputs come from HBM, not from an L2 the previous run warmed
+        flush.sum()  # a read: inputs come from HBM, not from an L2 the previous run warmed, and no line is dirty
         # Python (and torch.compile's wrapper) spend tens of us per call on the host; our C++ bench does not. A short
         # GPU spin, outside the events, keeps the GPU busy until the kernel is queued, so the events time the kernel
         # and not the host.
@@ -285,7 +285,7 @@ def kernels_section(reps):
     g, u = torch.randn(rows_n, cols_n, **bf16), torch.randn(rows_n, cols_n, **bf16)
     h = F.gelu(g, approximate="tanh")
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 * 2**20)
-    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+    flush = torch.zeros(2 * l2 // 4, dtype=torch.float32, device="cuda")  # read, as GpuTimer reads its flush
 
     torch._dynamo.reset()
     fused = torch.compile(lambda g, u: F.gelu(g, approximate="tanh") * u, dynamic=False)

@@ -5,11 +5,12 @@
 // The method, per call of time(fn, runs):
 //  1. Warm-up: kWarmupRuns runs, each after an L2 flush as below, untimed but for their total, which caps the count of
 //     timed runs (fewer, at least 3, when `runs` of them would take more than `budget_s`).
-//  2. Each timed run: a cudaMemsetAsync over a buffer of kFlushTimesL2 x the L2's size (so the run's inputs come from
-//     HBM, not from what the previous run left in the cache), then a CUDA event, fn(), a CUDA event. Only fn() lies
-//     between the events. All runs are queued without waiting in between and read after one synchronize: the host
-//     stays ahead of the GPU (issuing a run takes it less time than the GPU spends flushing and running it), so each
-//     run's work is already queued when its start event is reached, and the events time the GPU, not the launches.
+//  2. Each timed run: one kernel reads a buffer of kFlushTimesL2 x the L2's size (chapter/l2_flush.h), so the run's
+//     inputs come from HBM, not from what the previous run left in the cache, and the L2 holds no dirty line for the
+//     run to write back; then a CUDA event, fn(), a CUDA event. Only fn() lies between the events. All runs are
+//     queued without waiting in between and read after one synchronize: the host stays ahead of the GPU (issuing a
+//     run takes it less time than the GPU spends flushing and running it), so each run's work is already queued when
+//     its start event is reached, and the events time the GPU, not the launches.
 //  3. The statistic: the median of the per-run times (the mean of the middle two for an even count), and the minimum.
 // fn must launch its work on current_stream(), where the events and the flush go, and must not synchronize.
 #pragma once
@@ -43,7 +44,7 @@ class GpuTimer {
 
   int l2_bytes() const { return l2_bytes_; }
   size_t flush_bytes() const { return flush_.nbytes(); }
-  // "the 50.0 MiB L2 flushed before each run by a 100.0 MiB memset (2x the L2)": what the programs print.
+  // "the 50.0 MiB L2 flushed before each run by reading 100.0 MiB (2x the L2)": what the programs print.
   std::string flush_words() const;
 
   // Times fn as above; `runs` timed runs at most, fewer when they would take more than budget_s (budget_s <= 0: no
@@ -55,6 +56,7 @@ class GpuTimer {
 
   int l2_bytes_ = 0;
   Tensor flush_;
+  Tensor sink_;  // where the flush's read would store, never in practice (chapter/l2_flush.h)
 };
 
 }  // namespace ladder

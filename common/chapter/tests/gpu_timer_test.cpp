@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "chapter/gpu_timer.h"
+#include "chapter/l2_flush.h"
 #include "cuda/check.h"
 #include "gpu/info.h"
 #include "gpu/memory.h"
@@ -14,6 +15,12 @@
 namespace {
 
 using namespace ladder;
+
+Tensor zeroed(size_t bytes) {
+  const Tensor t = empty({int64_t(bytes / 4)}, DType::F32);
+  CUDA_CHECK(cudaMemset(t.data, 0, t.nbytes()));
+  return t;
+}
 
 TEST(GpuTimer, FlushesTwiceTheL2) {
   SKIP_WITHOUT_GPU();
@@ -30,12 +37,35 @@ TEST(GpuTimer, FlushesTwiceTheL2) {
 TEST(GpuTimer, TheFlushIsOutsideTheEvents) {
   SKIP_WITHOUT_GPU();
   const GpuTimer timer;
-  const Tensor other = empty({int64_t(timer.flush_bytes() / 4)}, DType::F32);
-  const GpuTiming flush_like =
-      timer.time([&] { CUDA_CHECK(cudaMemsetAsync(other.data, 0, other.nbytes(), current_stream())); }, 20, 0);
+  const Tensor other = zeroed(timer.flush_bytes()), sink = empty({1}, DType::F32);
+  const GpuTiming flush_like = timer.time([&] { read_through_l2(other, sink, current_stream()); }, 20, 0);
   const GpuTiming nothing = timer.time([] {}, 20, 0);
   EXPECT_LT(nothing.median_us() * 10, flush_like.median_us())
-      << "nothing: " << nothing.median_us() << " us, a memset as large as the flush: " << flush_like.median_us();
+      << "nothing: " << nothing.median_us() << " us, a read as large as the flush: " << flush_like.median_us();
+}
+
+// The flush evicts what the run before left: reading half an L2's worth takes longer after it than back to back,
+// when the data is still in the L2.
+TEST(GpuTimer, TheFlushEvictsThePreviousRunsData) {
+  SKIP_WITHOUT_GPU();
+  const GpuTimer timer;
+  const Tensor half = zeroed(size_t(timer.l2_bytes()) / 2), sink = empty({1}, DType::F32);
+  const auto read = [&] { read_through_l2(half, sink, current_stream()); };
+  const double flushed = timer.time(read, 20, 0).median_us();
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  read();
+  CUDA_CHECK(cudaEventRecord(start, current_stream()));
+  for (int i = 0; i < 20; ++i) read();
+  CUDA_CHECK(cudaEventRecord(stop, current_stream()));
+  CUDA_CHECK(cudaEventSynchronize(stop));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  const double hot = ms * 1e3 / 20;
+  EXPECT_GT(flushed, 1.2 * hot) << "after the flush: " << flushed << " us; back to back, from the L2: " << hot << " us";
 }
 
 TEST(GpuTimer, RunsAreCountedAndCappedByTheBudget) {
