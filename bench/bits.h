@@ -14,9 +14,9 @@
 
 namespace benchmarks {
 
-// The raw bits of a contiguous bf16 tensor.
+// The raw bits of a contiguous tensor, 16 at a time: one bf16 value each, or half of a float32.
 inline std::vector<uint16_t> bits_of(const ladder::Tensor& t) {
-  std::vector<uint16_t> bits(t.numel());
+  std::vector<uint16_t> bits(t.nbytes() / 2);
   CUDA_CHECK(cudaMemcpy(bits.data(), t.data, t.nbytes(), cudaMemcpyDeviceToHost));
   return bits;
 }

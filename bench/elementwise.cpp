@@ -8,18 +8,21 @@
 // ceiling they should be measured against; the GPU's datasheet bandwidth is not reachable by anything.
 //
 // How each run is timed: by ladder::GpuTimer (common/chapter/gpu_timer.h), the way every chapter times its forward.
-//  - Before each run, a cudaMemsetAsync over a buffer twice the size of the L2 cache, so the run's inputs come from
-//    HBM and not from the cache the previous run warmed. Without it, part of a 50 MB input would still sit in an
-//    H100's 50 MB L2 and the kernel would look faster than it is in a real forward.
+//  - Before each run, one kernel reads a buffer twice the size of the L2 cache, so the run's inputs come from HBM and
+//    not from the cache the previous run warmed. Without it, part of a 50 MB input would still sit in an H100's 50 MB
+//    L2 and the kernel would look faster than it is in a real forward. A read, not a memset: a memset would leave the
+//    L2 full of dirty lines, which the timed run would pay to write back.
 //  - CUDA events recorded on the stream right before and after the kernel alone (the flush is outside them), every
 //    run queued without waiting, so the events time the kernel and not its launch.
 //  - 5 warm-up runs, then --iters timed runs; the median is reported (the minimum too, for reference).
 //  - Before each kernel and each copy, the GPU idles --rest-ms (bench/rest.h), so that no row is timed at the lower
-//    clock the rows before it left the GPU in; --load-ms runs each kernel back to back that long first instead.
+//    clock the rows before it left the GPU in; --load-ms then runs each kernel back to back that long first. The
+//    copies are never loaded: they stay the reference, timed from rest.
 // Before timing, each variant's output is checked bit for bit against the plain variant (and gelu_mul against the
 // eager gelu then mul): a fast wrong kernel is not a result. A mismatch exits 1.
 //
-// Run:  build/bench/bench_elementwise [--rows 8192] [--cols 3072] [--iters 100] [--rest-ms 300] [--load-ms 0]
+// Run:  build/bench/bench_elementwise [--rows 8192] [--cols 3072] [--iters 100] [--seed 0] [--rest-ms 300]
+//       [--load-ms 0]
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -33,6 +36,7 @@
 #include "01_matmul_add/kernels.cuh"
 #include "03_fused_mlp/kernels.cuh"
 #include "03_simple_mlp/kernels.cuh"
+#include "bench/bits.h"
 #include "bench/copy_rate.h"
 #include "bench/rest.h"
 #include "chapter/chapter.h"
@@ -56,22 +60,18 @@ ladder::GpuTiming time_runs(const ladder::GpuTimer& timer, const benchmarks::Res
   return timer.time(launch, iters, 0);
 }
 
-std::vector<uint16_t> bits_of(const Tensor& t) {
-  std::vector<uint16_t> bits(t.nbytes() / 2);  // 16 bits at a time, whatever the dtype
-  CUDA_CHECK(cudaMemcpy(bits.data(), t.data, t.nbytes(), cudaMemcpyDeviceToHost));
-  return bits;
-}
+using benchmarks::bits_of;
 
-// Fails loudly (exit 1) unless `got` holds exactly the bits `want` holds.
+// Fails loudly (exit 1) unless `got` holds exactly the bits `want` holds. Exactly: not compare_bits's share, which
+// counts any two NaNs as the same value.
 void require_same_bits(const Tensor& got, const std::vector<uint16_t>& want, const std::string& what) {
   const std::vector<uint16_t> bits = bits_of(got);
-  for (size_t i = 0; i < bits.size(); ++i) {
-    if (bits[i] != want[i])
-      throw ladder::Error(
-          fmt::format("{}: output differs from the reference at index {} (0x{:04x}, expected 0x{:04x}); "
-                      "not timing a wrong kernel",
-                      what, i, bits[i], want[i]));
-  }
+  const auto [a, b] = std::mismatch(bits.begin(), bits.end(), want.begin());
+  if (a != bits.end())
+    throw ladder::Error(fmt::format(
+        "{}: output differs from the reference at value {} (bits 0x{:04x}, expected 0x{:04x}); not timing a wrong "
+        "kernel",
+        what, (a - bits.begin()) * 2 / ladder::dtype_size(got.dtype), *a, *b));
 }
 
 struct Row {
@@ -95,12 +95,16 @@ int bench(int argc, const char* const* argv) {
   app.add_option("--cols", cols, "columns of g and u (the hidden size)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
   app.add_option("--iters", iters, "timed runs per kernel; the median is reported")->check(CLI::Range(1, 100000));
-  app.add_option("--seed", seed, "seed of the random inputs");
+  app.add_option("--seed", seed, "seed of the random inputs")->check(ladder::uint64_any());
   rest.add_options(app);
   if (const int code = ladder::parse_options(app, argc, argv); code >= 0) return code;
 
   const ladder::GpuInfo gpu = ladder::start_benchmark();  // or one line pointing at bench/results/
   const ladder::GpuTimer timer;
+  // g, u, h, out, h_ref and y_ref live at once, and beside them the largest copy (mul's: two buffers of 1.5 tensors).
+  // Checked before any of them is made, so a shape too large is one clear line, not an out-of-memory crash.
+  const ladder::Shape shape = {rows, cols};
+  ladder::require_fits({shape, shape, shape, shape, shape, shape, {3, rows, cols}}, DType::BF16);
   const int64_t n = rows * cols;
   const double tensor_bytes = 2.0 * n;
   fmt::print("GPU {}: {} (sm_{}{}, {} SMs), {}\n", gpu.id, gpu.name, gpu.major, gpu.minor, gpu.sms,
@@ -119,9 +123,9 @@ int bench(int argc, const char* const* argv) {
   }
 
   // Random inputs, never zeros: a kernel that skips work on zeros, or an output that is all zeros, would fool us.
-  const ladder::Shape shape = {rows, cols};
-  const Tensor g = ladder::to_device(ladder::random_values(n, seed + 1, DType::BF16, -4.0f, 4.0f), shape, DType::BF16);
-  const Tensor u = ladder::to_device(ladder::random_values(n, seed + 2, DType::BF16, -4.0f, 4.0f), shape, DType::BF16);
+  // Made on the GPU (the values random_values would give), so a large shape needs no host memory for them.
+  const Tensor g = ladder::random_tensor(shape, seed + 1, DType::BF16, -4.0f, 4.0f);
+  const Tensor u = ladder::random_tensor(shape, seed + 2, DType::BF16, -4.0f, 4.0f);
   const Tensor h = ladder::empty(shape, DType::BF16), out = ladder::empty(shape, DType::BF16);
 
   // The reference outputs: the plain variants, eager gelu then mul. h_ref is also mul's input.

@@ -8,7 +8,7 @@
 //       between the two is the run-to-run noise);
 //   (c) chapter 03's way: cuBLASLt gate GEMM, cuBLASLt up GEMM, then 03_fused_mlp's gelu_mul ("vec").
 // Each is timed by ladder::GpuTimer (common/chapter/gpu_timer.h), as bench_elementwise times its kernels and the
-// chapters their forwards: an L2 flush (a memset over twice the L2) before every run, CUDA events around the op alone,
+// chapters their forwards: an L2 flush (a read of twice the L2) before every run, CUDA events around the op alone,
 // the runs queued, 5 warm-up runs, the median (and minimum) of --iters runs, each op after the GPU idled --rest-ms
 // (bench/rest.h: a GPU lowers its clock under load, and the row after a long one would be timed at that clock).
 // TFLOP/s counts the two GEMMs' multiply-adds, 2 * M * dim * 2 * hidden, for every row alike, and "% mma" is that as a
@@ -17,8 +17,10 @@
 // compared with (c) bit for bit: the share of identical outputs and the largest gap in bf16 ulps are printed; a variant
 // more than a few ulps off anywhere is a wrong kernel and stops the run (exit 1).
 //
+// --mma-curve prints only the mma.sync loop's TFLOP/s over warps per SM and independent accumulators, then stops.
+//
 // Runs on every GPU from sm_80 on (the Hopper variants only on sm_90). Run: build/bench/bench_epilogue_mlp [--iters
-// 100] [--rest-ms 300] [--load-ms 0]
+// 100] [--rest-ms 300] [--load-ms 0] [--mma-curve]
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 

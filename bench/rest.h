@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <thread>
@@ -18,16 +20,30 @@
 
 namespace benchmarks {
 
+// The check of a time option: a number of ms from 0 to 60000, else "--rest-ms: must be a number from 0 to 60000 (ms),
+// got nan". CLI11's Range lets "nan" through, since every comparison with NaN is false.
+inline CLI::Validator ms_range() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || v > 60000)
+          return "must be a number from 0 to 60000 (ms), got " + s;
+        return "";
+      },
+      "[0..60000]");
+}
+
 struct Rest {
   double rest_ms = 300;  // the GPU idles this long before each op is timed
   double load_ms = 0;    // then the op runs back to back this long (no L2 flush in between)
 
   void add_options(CLI::App& app) {
     app.add_option("--rest-ms", rest_ms, "the GPU idles this long before each op is timed (default 300)")
-        ->check(CLI::Range(0.0, 60000.0));
+        ->check(ms_range());
     app.add_option("--load-ms", load_ms,
                    "each op then runs back to back this long first: its time under sustained load (default 0)")
-        ->check(CLI::Range(0.0, 60000.0));
+        ->check(ms_range());
   }
 
   // Waits for the GPU, then idles rest_ms.

@@ -226,8 +226,9 @@ def cases():
     for mode, exe, extra in (("eager", "03_simple_mlp", []), ("compiled", "03_fused_mlp", []),
                              ("graph", "03_fused_mlp", ["--graph"])):
         out.append(dict(model="03", label="03 GeGLU MLP bf16", mode=mode, range="mlp_fwd", ours=[exe, *mlp, *extra]))
-    # 04: gate, up and gelu*mul in one Hopper GEMM; set beside 03_fused and torch.compile's rows just above (no
-    # PyTorch row of its own: it would be torch.compile's again). Needs an sm_90 GPU, else its row says "exit 2".
+    # 04: gate, up and gelu*mul in one GEMM; set beside 03_fused and torch.compile's rows just above (no PyTorch row
+    # of its own: it would be torch.compile's again). Its Hopper variant on an sm_90 GPU, its portable one on any other
+    # from sm_80 on; on an older GPU it refuses, and its row says "exit 2".
     out.append(dict(model="03", label="04 GeGLU MLP bf16, one GEMM", mode="compiled", range="mlp_fwd",
                     ours=["04_epilogue_mlp", *mlp], torch=False))
     return out

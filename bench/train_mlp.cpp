@@ -20,7 +20,8 @@
 // holds under sustained load, as in a long training run (bench/results/2026-11-29_h200_bench_rest_or_load). Before
 // timing, each (c) kernel's dg and du are compared with (b)'s bit for bit; more than 1 ulp apart anywhere is a wrong
 // kernel and stops the run (exit 1). (One ulp can happen: (c) rounds its own float32 sum of dh, whose order differs
-// from cuBLAS's.)
+// from cuBLAS's.) Its h must be exactly the bits 03's gelu_mul makes from the same g and u (it does not depend on dh),
+// else the run stops too.
 //
 // The floor under (c), printed after each shape's rows: (c) must move its bytes (dy, W_down, g and u read, dg, du
 // and h written) and do (a)'s arithmetic. The first takes at least as long as a device-to-device copy of as many bytes
@@ -41,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "03_fused_mlp/kernels.cuh"
 #include "06_train_mlp/dgated_gemm.h"
 #include "06_train_mlp/kernels.cuh"
 #include "bench/bits.h"
@@ -113,6 +115,7 @@ int bench(int argc, const char* const* argv) {
     const Tensor g = ladder::random_tensor({s.M, s.hidden}, 3, dt, -3.0f, 3.0f);
     const Tensor u = ladder::random_tensor({s.M, s.hidden}, 4, dt, -3.0f, 3.0f);
     const Tensor dh = ladder::empty({s.M, s.hidden}, dt), h = ladder::empty({s.M, s.hidden}, dt);
+    const Tensor h_ref = ladder::empty({s.M, s.hidden}, dt);
     const Tensor dgu_ref = ladder::empty({s.M, 2 * s.hidden}, dt), dgu = ladder::empty({s.M, 2 * s.hidden}, dt);
     const std::string shape = fmt::format("{},{},{}", s.M, s.dim, s.hidden);
     const double mh = 2.0 * s.M * s.hidden;  // bytes of one [M, hidden] bf16 tensor
@@ -135,18 +138,24 @@ int bench(int argc, const char* const* argv) {
                dgu.ptr<bf16>() + s.hidden, 2 * s.hidden, h.ptr<bf16>(), s.M, s.dim, s.hidden, 0);
       };
     };
-    // What `run` wrote into dgu, against the fused path's bits (a wrong kernel stops the run).
+    // What `run` wrote into dgu and h, against the fused path's dg and du and gelu_mul's h (a wrong kernel stops the
+    // run). The printed share and ulps are dg and du's; h has no rounding-order excuse, so it must match exactly.
     const auto check_bits = [&](const std::string& what, const std::function<void()>& run) {
       ladder::poison(dgu);
+      ladder::poison(h);
       run();
       CUDA_CHECK(cudaDeviceSynchronize());
       const benchmarks::BitStats b = benchmarks::compare_bits(benchmarks::bits_of(dgu), benchmarks::bits_of(dgu_ref));
       if (b.max_ulps > kWrongUlps)
         throw ladder::Error(fmt::format("{} at {}: dg or du {} ulps from the fused path's; not timing a wrong kernel",
                                         what, shape, b.max_ulps));
+      if (benchmarks::bits_of(h) != benchmarks::bits_of(h_ref))
+        throw ladder::Error(fmt::format("{} at {}: h differs from 03's gelu_mul's bits; not timing a wrong kernel",
+                                        what, shape));
       return fmt::format("{:>11.4f} {:>8}", 100.0 * b.identical, b.max_ulps);
     };
     fused();
+    ch03::gelu_mul(g, u, h_ref);
     const std::string bits = check_bits("dgated_gemm", op);
 
     double plain_us = 0;
