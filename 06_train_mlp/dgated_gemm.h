@@ -14,16 +14,19 @@
 namespace ch06 {
 
 // Empty when the epilogue mode runs here, else the one line saying why not: its kernel exists only in a build for
-// sm_90 (CMAKE_CUDA_ARCHITECTURES with 90) and runs only on a GPU of compute capability 9.0; dim and hidden must be
-// multiples of 8 (TMA's 16-byte rows).
+// sm_90 (CMAKE_CUDA_ARCHITECTURES with 90) and runs only on a GPU of compute capability 9.0 (a Hopper); dim and hidden
+// must be multiples of 8 (dgated_gemm_shape_rule).
 std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hidden);
+// The size rule alone, the same in every build and on every GPU: dim and hidden multiples of 8 (TMA's 16-byte rows).
+std::string dgated_gemm_shape_rule(int64_t dim, int64_t hidden);
 
 // From dy [M, dim], W_down [dim, hidden] (as nn.Linear stores it), g and u [M, hidden] (views with one row stride that
 // is a multiple of 8, e.g. the halves of [g | u]): dh = dy @ W_down stays on chip; writes dg and du (views [M, hidden]
 // with one row stride that is a multiple of 8, e.g. the halves of [dg | du])
 // with eager's roundings from dh rounded to bf16, and h = gelu(g) * u [M, hidden] as the forward's gelu_mul computes
 // it. Opens the cpu_op range "ladder::dgated_gemm". The kernel reads W_down as it is stored (no transposed copy). All
-// bf16, every tensor 16-byte aligned (TMA's rule); ladder::Error for anything else.
+// bf16, every tensor 16-byte aligned (TMA's rule), dg, du and h sharing no element with each other or an input;
+// ladder::Error for anything else.
 void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const ladder::Tensor& g,
                  const ladder::Tensor& u, const ladder::Tensor& dg, const ladder::Tensor& du, const ladder::Tensor& h);
 
@@ -31,7 +34,7 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
 // g = x @ W_gate^T, u = x @ W_up^T rounded to bf16, from one kernel (geglu_gemm_keep.cu). x [..., dim]; W_gate, W_up
 // [hidden, dim]; h, g, u contiguous [rows, hidden]. Opens the cpu_op range "ladder::geglu_gemm". Refused
 // (ladder::Error) where dgated_gemm_cannot_run says so, and for anything 04's geglu_gemm refuses (for each of h, g, u:
-// 16-byte aligned, overlapping no input).
+// 16-byte aligned, overlapping no input), and where h, g and u overlap each other.
 void geglu_gemm_keep(const ladder::Tensor& x, const ladder::Tensor& w_gate, const ladder::Tensor& w_up,
                      const ladder::Tensor& h, const ladder::Tensor& g, const ladder::Tensor& u);
 // Its launcher (geglu_gemm_keep.cu; only in a build with sm_90a code). M == 0 or hidden == 0 launches nothing; dim ==

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "06_train_mlp/dgated_gemm.h"
+#include "06_train_mlp/kernels.cuh"  // views_disjoint
 #include "base/error.h"
 #include "cuda/check.h"
 #include "gpu/ops.h"
@@ -32,7 +33,12 @@ void require(bool ok, const std::string& what) {
 std::string dgated_gemm_cannot_run(int major, int minor, int64_t dim, int64_t hidden) {
   if (!LADDER_HAVE_SM90A) return "this build has no sm_90a code (configure with CMAKE_CUDA_ARCHITECTURES including 90)";
   if (major != 9 || minor != 0)
-    return fmt::format("its kernel (wgmma, TMA) runs on compute capability 9.0 only, this GPU is {}.{}", major, minor);
+    return fmt::format("its kernel (wgmma, TMA) needs a Hopper GPU (compute capability 9.0), this GPU is {}.{}", major,
+                       minor);
+  return dgated_gemm_shape_rule(dim, hidden);
+}
+
+std::string dgated_gemm_shape_rule(int64_t dim, int64_t hidden) {
   if (dim % 8 != 0 || hidden % 8 != 0)
     return fmt::format("dim = {} and hidden = {} must be multiples of 8 (TMA copies rows of 16-byte multiples)", dim,
                        hidden);
@@ -79,6 +85,14 @@ void dgated_gemm(const ladder::Tensor& dy, const ladder::Tensor& w_down, const l
   require(M < INT_MAX && dim < INT_MAX && hidden < INT_MAX, "sizes must be < 2^31 (TMA's coordinates are 32-bit)");
   require((M + 127) / 128 * ((hidden + 127) / 128) < INT_MAX,
           "M / 128 x hidden / 128 tiles must be < 2^31 (the kernel numbers them with 32-bit integers)");
+  // The kernel reads its inputs while it writes: no output may share an element with an input or another output.
+  const std::pair<const ladder::Tensor*, const char*> args[] = {{&dy, "dy"}, {&w_down, "W_down"}, {&g, "g"}, {&u, "u"},
+                                                                {&dg, "dg"}, {&du, "du"},         {&h, "h"}};
+  for (int out = 4; out < 7; ++out)
+    for (int in = 0; in < out; ++in)
+      require(views_disjoint(*args[out].first, *args[in].first),
+              fmt::format("{} overlaps {}: an output must share no element with an input or another output",
+                          args[out].second, args[in].second));
   // TMA's rule for the kernel's tensor maps
   for (const ladder::Tensor* t : {&dy, &w_down, &g, &u, &dg, &du, &h})
     require(reinterpret_cast<uintptr_t>(t->data) % 16 == 0, "every tensor must start at a 16-byte aligned address");

@@ -83,6 +83,23 @@ void launch_gelu_mul_backward(const bf16* dh, const bf16* g, const bf16* u, bf16
   CUDA_CHECK_LAUNCH();
 }
 
+bool views_disjoint(const ladder::Tensor& a, const ladder::Tensor& b) {
+  struct Rows {  // in bytes: `rows` rows of `cols`, `ld` apart, from `at`
+    int64_t at, rows, cols, ld;
+  };
+  const auto rows_of = [](const ladder::Tensor& t) {
+    const int64_t n = t.dim() == 0 ? 1 : t.size(-1), e = ladder::dtype_size(t.dtype);
+    return Rows{static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.data)), n == 0 ? 0 : t.numel() / n, n * e,
+                (t.dim() >= 2 ? t.stride(-2) : n) * e};
+  };
+  const Rows x = rows_of(a), y = rows_of(b);
+  if (x.rows == 0 || x.cols == 0 || y.rows == 0 || y.cols == 0) return true;
+  if (x.at + (x.rows - 1) * x.ld + x.cols <= y.at || y.at + (y.rows - 1) * y.ld + y.cols <= x.at) return true;
+  if (x.ld != y.ld) return false;
+  const int64_t off = ((y.at - x.at) % x.ld + x.ld) % x.ld;  // where b's columns start in a's rows
+  return off >= x.cols && off + y.cols <= x.ld;
+}
+
 void gelu_mul_backward(const ladder::Tensor& dh, const ladder::Tensor& g, const ladder::Tensor& u,
                        const ladder::Tensor& dg, const ladder::Tensor& du) {
   ladder::OpRange range("ladder::gelu_mul_backward", {&dh, &g, &u});  // ours: aten has no such op
@@ -99,24 +116,11 @@ void gelu_mul_backward(const ladder::Tensor& dh, const ladder::Tensor& g, const 
                           ladder::dtype_name(t->dtype) + " " + ladder::shape_str(t->shape));
   }
   if (dg.stride(0) != du.stride(0)) throw ladder::Error("gelu_mul_backward: dg and du must have the same row stride");
-  const int64_t ld = dg.stride(0);
-  // Two [rows, cols] views with row strides lda and ldb share no element: their byte spans are apart, or they have the
-  // same row stride and sit side by side within it (the halves of [dg | du]).
-  auto disjoint = [&](const ladder::Tensor& a, int64_t lda, const ladder::Tensor& b, int64_t ldb) {
-    if (rows == 0 || cols == 0) return true;
-    const auto* pa = a.ptr<const char>();
-    const auto* pb = b.ptr<const char>();
-    if (pa + ((rows - 1) * lda + cols) * 2 <= pb || pb + ((rows - 1) * ldb + cols) * 2 <= pa) return true;
-    if (lda != ldb || (pa - pb) % 2 != 0) return false;
-    const int64_t off = (pa > pb ? pa - pb : pb - pa) / 2 % lda;
-    return off >= cols && off + cols <= lda;
-  };
-  if (!disjoint(dg, ld, du, ld) || !disjoint(dg, ld, dh, cols) || !disjoint(dg, ld, g, cols) ||
-      !disjoint(dg, ld, u, cols) || !disjoint(du, ld, dh, cols) || !disjoint(du, ld, g, cols) ||
-      !disjoint(du, ld, u, cols))
-    throw ladder::Error("gelu_mul_backward: the outputs must not overlap each other or the inputs");
+  bool apart = views_disjoint(dg, du);
+  for (const ladder::Tensor* in : {&dh, &g, &u}) apart = apart && views_disjoint(dg, *in) && views_disjoint(du, *in);
+  if (!apart) throw ladder::Error("gelu_mul_backward: the outputs must not overlap each other or the inputs");
   launch_gelu_mul_backward(dh.ptr<bf16>(), g.ptr<bf16>(), u.ptr<bf16>(), dg.ptr<bf16>(), du.ptr<bf16>(), rows, cols,
-                           cols, ld, ladder::current_stream());
+                           cols, dg.stride(0), ladder::current_stream());
 }
 
 }  // namespace ch06

@@ -33,6 +33,11 @@ void add_(const ladder::Tensor& a, const ladder::Tensor& b);
 void gelu_mul_backward(const ladder::Tensor& dh, const ladder::Tensor& g, const ladder::Tensor& u,
                        const ladder::Tensor& dg, const ladder::Tensor& du);
 
+// Whether a and b share no element. Each is contiguous, or a 2-D view with unit column stride: rows of size(-1)
+// elements, its row stride apart. Apart they are when their byte spans are, or when they have one row stride and sit
+// side by side within it (the halves of [dg | du]). The check the ops make that an output overlaps no other tensor.
+bool views_disjoint(const ladder::Tensor& a, const ladder::Tensor& b);
+
 // The raw launcher the op calls, for the tests: rows x cols elements; ld_in is the row stride of dh, g and u, ld_out
 // that of dg and du. Any rows, cols >= 0; 16-byte vectors when cols, the strides and the pointers allow, else one
 // element per thread.

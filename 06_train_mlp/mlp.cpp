@@ -51,9 +51,8 @@ std::string mode_name(Mode mode) {
 std::string mode_cannot_run(Mode mode, int64_t dim, int64_t hidden, int major, int minor) {
   std::string why;
   if (mode == Mode::Recompute) why = ch04::geglu_gemm_shape_rule(dim, hidden);
-  if (mode == Mode::Epilogue && major >= 0) why = dgated_gemm_cannot_run(major, minor, dim, hidden);
-  if (mode == Mode::Epilogue && major < 0 && (dim % 8 != 0 || hidden % 8 != 0))
-    why = dgated_gemm_cannot_run(9, 0, dim, hidden);  // the size rule alone, before the GPU is known
+  if (mode == Mode::Epilogue)  // before the GPU is known, the size rule alone
+    why = major < 0 ? dgated_gemm_shape_rule(dim, hidden) : dgated_gemm_cannot_run(major, minor, dim, hidden);
   return why.empty() ? "" : "--mode " + mode_name(mode) + ": " + why;
 }
 

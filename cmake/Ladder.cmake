@@ -184,21 +184,30 @@ function(ladder_chapter_trace test_name)
   if(NOT BUILD_TESTING)
     return()
   endif()
-  cmake_parse_arguments(E "" "" "COMMAND" ${ARGN})
+  cmake_parse_arguments(E "" "SKIP" "COMMAND" ${ARGN})
+  set(skip "no CUDA GPU was found;compute-sanitizer was not found")
+  if(E_SKIP)
+    list(APPEND skip "${E_SKIP}")
+  endif()
   add_test(NAME ${test_name}
     COMMAND ${CMAKE_COMMAND} "-DCMD=${E_COMMAND}" -DDIR=${CMAKE_BINARY_DIR}/test-traces/${test_name}
             -DCHECKER=$<TARGET_FILE:ladder_check_trace> -P ${PROJECT_SOURCE_DIR}/cmake/chapter_trace.cmake)
   ladder_gpu_test_properties(${test_name})
 endfunction()
 
-# ladder_sanitizer_tests(NAME COMMAND...): three ctests, NAME.memcheck, NAME.racecheck and NAME.synccheck (label
-# `sanitizer`), that run the command under compute-sanitizer's tools and fail on any error (cmake/sanitizer.cmake).
-# Skipped without compute-sanitizer or without a GPU, failed there under LADDER_REQUIRE_GPU=1.
+# ladder_sanitizer_tests(NAME [SKIP REGEX] COMMAND...): three ctests, NAME.memcheck, NAME.racecheck and NAME.synccheck
+# (label `sanitizer`), that run the command under compute-sanitizer's tools and fail on any error
+# (cmake/sanitizer.cmake). Skipped without compute-sanitizer or without a GPU, failed there under LADDER_REQUIRE_GPU=1;
+# skipped too where the command's output matches REGEX (a GPU it cannot run on).
 function(ladder_sanitizer_tests test_name)
   if(NOT BUILD_TESTING OR NOT LADDER_HAVE_CUDA)
     return()
   endif()
-  cmake_parse_arguments(E "" "" "COMMAND" ${ARGN})
+  cmake_parse_arguments(E "" "SKIP" "COMMAND" ${ARGN})
+  set(skip "no CUDA GPU was found;compute-sanitizer was not found")
+  if(E_SKIP)
+    list(APPEND skip "${E_SKIP}")
+  endif()
   find_program(LADDER_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR} /usr/local/cuda/bin)
   set(sanitizer "${LADDER_COMPUTE_SANITIZER}")
   if(NOT sanitizer)
@@ -208,8 +217,7 @@ function(ladder_sanitizer_tests test_name)
     add_test(NAME ${test_name}.${tool}
              COMMAND ${CMAKE_COMMAND} "-DCMD=${E_COMMAND}" -DTOOL=${tool} "-DSANITIZER=${sanitizer}"
                      -P ${PROJECT_SOURCE_DIR}/cmake/sanitizer.cmake)
-    set_tests_properties(${test_name}.${tool} PROPERTIES LABELS sanitizer
-                         SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;compute-sanitizer was not found")
+    set_tests_properties(${test_name}.${tool} PROPERTIES LABELS sanitizer SKIP_REGULAR_EXPRESSION "${skip}")
   endforeach()
 endfunction()
 

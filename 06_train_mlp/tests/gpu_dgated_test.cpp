@@ -4,10 +4,12 @@
 //
 // What is checked, at odd and at the blog's shapes:
 //  - dg, du and h against a float64 CPU reference (dh rounded to bf16 as the kernel rounds it), on sampled rows, and
-//    every element of [dg | du] and h finite (they start as NaN, so an element the kernel does not write fails);
+//    every element of [dg | du] and h finite (they start as NaN, so an element the kernel does not write fails), and
+//    the elements after each output untouched;
 //  - h bit for bit what 03's gelu_mul makes from the same g and u;
 //  - dg and du against the fused mode's (cuBLAS dh, then gelu_mul_backward): the same bits wherever the two float32
-//    sums of dh round to the same bf16, so all but a small fraction.
+//    sums of dh round to the same bf16, so all but a small fraction;
+//  - its refusals, each by its message (outputs over an input or over each other among them).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -74,11 +76,13 @@ TEST(DgatedGemm, MatchesCpuReferenceAndTheFusedPath) {
                  wd = ladder::to_device(hwd, {dim, hidden}, DType::BF16);
     const Tensor g = ladder::to_device(hg, {M, hidden}, DType::BF16),
                  u = ladder::to_device(hu, {M, hidden}, DType::BF16);
-    const Tensor dgu = ladder::empty({M, 2 * hidden}, DType::BF16), h = ladder::empty({M, hidden}, DType::BF16);
-    ladder::poison(dgu);
-    ladder::poison(h);
+    const GuardedOutput dgu_out({M, 2 * hidden}), h_out({M, hidden});
+    dgu_out.poison();
+    h_out.poison();
+    const Tensor &dgu = dgu_out.view, &h = h_out.view;
     ch06::dgated_gemm(dy, wd, g, u, columns(dgu, 0, hidden), columns(dgu, hidden, hidden), h);
     CUDA_CHECK(cudaDeviceSynchronize());
+    for (const GuardedOutput* o : {&dgu_out, &h_out}) EXPECT_TRUE(o->guard_untouched()) << "written past the last row";
 
     // g and u as the halves of one [g | u] (how recompute's replay writes them): the same bits out.
     const Tensor gu = ladder::empty({M, 2 * hidden}, DType::BF16), dgu2 = ladder::empty({M, 2 * hidden}, DType::BF16);
@@ -155,11 +159,25 @@ TEST(DgatedGemm, RefusesBadTensors) {
       throws_error([&] { ch06::dgated_gemm(small, wd, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), h); },
                    "dy must be [..., dim > 0] and W_down [dim, hidden]"));  // dy's last dimension is not W_down's dim
   // g and u with different row strides (one contiguous, one a half of [g | u]): refused, not read wrongly.
+  const Tensor gu = ladder::empty({4, 512}, DType::BF16);
+  EXPECT_TRUE(throws_error(
+      [&] { ch06::dgated_gemm(dy, wd, g, columns(gu, 256, 256), columns(dgu, 0, 256), columns(dgu, 256, 256), h); },
+      "g and u must have one row stride"));
+  // Outputs over each other or over an input, which the kernel reads while it writes.
+  EXPECT_TRUE(throws_error([&] { ch06::dgated_gemm(dy, wd, g, g, columns(dgu, 0, 256), columns(dgu, 0, 256), h); },
+                           "du overlaps dg: an output must share no element with an input or another output"));
+  const Tensor over_dgu = ladder::view_of(dgu.data, DType::BF16, {4, 256});  // [dg | du]'s first two rows
+  EXPECT_TRUE(
+      throws_error([&] { ch06::dgated_gemm(dy, wd, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), over_dgu); },
+                   "h overlaps dg"));
   EXPECT_TRUE(throws_error(
       [&] {
-        ch06::dgated_gemm(dy, wd, g, columns(dgu, 256, 256), columns(dgu, 0, 256), columns(dgu, 256, 256), h);
+        ch06::dgated_gemm(dy, wd, columns(gu, 0, 256), columns(gu, 256, 256), columns(gu, 0, 256),
+                          columns(dgu, 256, 256), h);
       },
-      "g and u must have one row stride"));
+      "dg overlaps g"));
+  EXPECT_TRUE(throws_error([&] { ch06::dgated_gemm(dy, wd, g, g, columns(dgu, 0, 256), columns(dgu, 256, 256), g); },
+                           "h overlaps g"));
   // More tiles than the kernel's 32-bit tile numbers reach (2^23 row blocks x 1024 column blocks): refused before
   // anything runs, so these views may point at nothing.
   const int64_t big_m = int64_t{1} << 30, big_h = int64_t{1} << 17;

@@ -6,7 +6,7 @@
 //  - g and u against a float64 CPU reference on sampled rows;
 //  - every element of h, g and u finite (they start as NaN, so an element the kernel does not write fails), and the
 //    elements after each output untouched;
-//  - its refusals, each by its message.
+//  - its refusals, each by its message (outputs over an input or over each other among them).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -98,14 +98,21 @@ TEST(GegluGemmKeep, RefusesBadTensors) {
   SKIP_WITHOUT_GPU();
   if (const std::string why = cannot_run(); !why.empty()) GTEST_SKIP() << why;
   const Tensor x = ladder::empty({4, 64}, DType::BF16), w = ladder::empty({256, 64}, DType::BF16);
-  const Tensor out = ladder::empty({4, 256}, DType::BF16), buffer = ladder::empty({4 * 256 + 8}, DType::BF16);
+  const Tensor h = ladder::empty({4, 256}, DType::BF16), g = ladder::empty({4, 256}, DType::BF16),
+               u = ladder::empty({4, 256}, DType::BF16), buffer = ladder::empty({4 * 256 + 8}, DType::BF16);
   // Each refusal by its message, so that a test cannot pass on another refusal than the one it means.
   const Tensor shifted = ladder::view_of(buffer.ptr<bf16>() + 1, DType::BF16, {4, 256});  // 2 bytes past 16
-  EXPECT_TRUE(throws_error([&] { ch06::geglu_gemm_keep(x, w, w, out, shifted, out); }, "g is not 16-byte aligned"));
+  EXPECT_TRUE(throws_error([&] { ch06::geglu_gemm_keep(x, w, w, h, shifted, u); }, "g is not 16-byte aligned"));
   const Tensor over_x = ladder::view_of(x.data, DType::BF16, {4, 256});  // g written over x, which the GEMM reads
-  EXPECT_TRUE(throws_error([&] { ch06::geglu_gemm_keep(x, w, w, out, over_x, out); }, "g overlaps x"));
+  EXPECT_TRUE(throws_error([&] { ch06::geglu_gemm_keep(x, w, w, h, over_x, u); }, "g overlaps x"));
+  // Outputs over each other: the same tensor twice, and g's last row over u's first.
+  EXPECT_TRUE(throws_error([&] { ch06::geglu_gemm_keep(x, w, w, h, g, h); }, "h overlaps u"));
+  const Tensor gu = ladder::empty({7, 256}, DType::BF16);
+  const Tensor g_top = ladder::view_of(gu.data, DType::BF16, {4, 256}),
+               u_bottom = ladder::view_of(gu.ptr<bf16>() + 3 * 256, DType::BF16, {4, 256});
+  EXPECT_TRUE(throws_error([&] { ch06::geglu_gemm_keep(x, w, w, h, g_top, u_bottom); }, "g overlaps u"));
   const Tensor x12 = ladder::empty({4, 12}, DType::BF16), w12 = ladder::empty({256, 12}, DType::BF16);
-  EXPECT_TRUE(throws_error([&] { ch06::geglu_gemm_keep(x12, w12, w12, out, out, out); }, "multiples of 8"));
+  EXPECT_TRUE(throws_error([&] { ch06::geglu_gemm_keep(x12, w12, w12, h, g, u); }, "multiples of 8"));
 }
 
 }  // namespace
