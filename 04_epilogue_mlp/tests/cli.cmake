@@ -26,7 +26,7 @@ ladder_expect(04_epilogue_mlp.no_gpu EXIT 2 REGEX "no CUDA GPU was found"
 # GPU, which runs it, and without a GPU).
 if(LADDER_HAVE_SM90A)
   ladder_expect(04_epilogue_mlp.hopper_variant_elsewhere EXIT 2 LABEL gpu
-                REGEX "the fast variant needs a Hopper GPU \\(sm_90: wgmma and TMA; this one is sm_[0-9]+\\); --kernel portable runs here"
+                REGEX "the fast variant needs a Hopper GPU \\(sm_90: wgmma and TMA. this one is sm_[0-9]+\\). --kernel portable runs here"
                 COMMAND ${CHAPTER_EXE} --kernel fast --check-only)
   if(BUILD_TESTING)
     set_tests_properties(04_epilogue_mlp.hopper_variant_elsewhere

@@ -3,7 +3,7 @@ set(nogpu ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=)
 ladder_expect(06_train_mlp.bad_hidden EXIT 2 REGEX "--hidden: must be an integer from 1 to 2147483647, got 0"
               COMMAND ${CHAPTER_EXE} --hidden 0)
 ladder_expect(06_train_mlp.unknown_mode EXIT 2
-              REGEX "--mode: unknown mode 'fast'; the modes are eager, fused, epilogue and recompute"
+              REGEX "--mode: unknown mode 'fast'. the modes are eager, fused, epilogue and recompute"
               COMMAND ${nogpu} ${CHAPTER_EXE} --mode fast)
 ladder_expect(06_train_mlp.epilogue_refuses_hidden_13 EXIT 2 REGEX "--mode epilogue: .*hidden = 13 must be multiples of 8"
               COMMAND ${nogpu} ${CHAPTER_EXE} --mode epilogue --hidden 13)
