@@ -133,6 +133,16 @@ function(add_chapter name)
   endif()
 endfunction()
 
+# ladder_no_stray_arguments(FUNCTION TEST_NAME [ARGS...]): stops the configure when a test helper was given arguments
+# it does not take. Most often a quoted argument with a `;` in it, which CMake splits into a list: only its first part
+# would reach the keyword, and the test would check less than it says.
+function(ladder_no_stray_arguments fn test_name)
+  if(ARGN)
+    message(FATAL_ERROR "${fn}(${test_name}): unexpected arguments '${ARGN}' (a ; inside a quoted argument splits it; "
+                        "write . in a regex instead)")
+  endif()
+endfunction()
+
 # ladder_same_output(TEST_NAME A B ARGS... [B_ARGS...] [B_ENV VAR=VALUE...] [SKIP REGEX]): a `gpu` ctest that runs the
 # chapters A and B with the same arguments (B with B_ARGS after them, in the environment B_ENV) and checks they print
 # the same output checksum (cmake/same_output.cmake). SKIP: the skip regex, if it is not the plain no-GPU one.
@@ -141,6 +151,7 @@ function(ladder_same_output test_name a b)
     return()
   endif()
   cmake_parse_arguments(S "" "SKIP" "ARGS;B_ARGS;B_ENV" ${ARGN})
+  ladder_no_stray_arguments(ladder_same_output ${test_name} ${S_UNPARSED_ARGUMENTS})
   set(run_b $<TARGET_FILE:${b}>)
   if(S_B_ENV)
     set(run_b ${CMAKE_COMMAND} -E env ${S_B_ENV} $<TARGET_FILE:${b}>)
@@ -149,8 +160,8 @@ function(ladder_same_output test_name a b)
            COMMAND ${CMAKE_COMMAND} "-DCMD_A=$<TARGET_FILE:${a}>;${S_ARGS}" "-DCMD_B=${run_b};${S_ARGS};${S_B_ARGS}"
                    -P ${PROJECT_SOURCE_DIR}/cmake/same_output.cmake)
   ladder_gpu_test_properties(${test_name})
-  if(S_SKIP)
-    set_tests_properties(${test_name} PROPERTIES SKIP_REGULAR_EXPRESSION "${S_SKIP}")
+  if(S_SKIP)  # besides the no-GPU skip, not instead of it
+    set_tests_properties(${test_name} PROPERTIES SKIP_REGULAR_EXPRESSION "no CUDA GPU was found;${S_SKIP}")
   endif()
 endfunction()
 
@@ -161,6 +172,10 @@ function(ladder_expect test_name)
     return()
   endif()
   cmake_parse_arguments(E "" "EXIT;REGEX;LABEL;ABSENT" "COMMAND" ${ARGN})
+  ladder_no_stray_arguments(ladder_expect ${test_name} ${E_UNPARSED_ARGUMENTS})
+  if(E_REGEX STREQUAL "")
+    message(FATAL_ERROR "ladder_expect(${test_name}): REGEX is empty, and an empty regex matches any output")
+  endif()
   if(NOT E_LABEL)
     set(E_LABEL cpu)
   endif()
@@ -184,11 +199,8 @@ function(ladder_chapter_trace test_name)
   if(NOT BUILD_TESTING)
     return()
   endif()
-  cmake_parse_arguments(E "" "SKIP" "COMMAND" ${ARGN})
-  set(skip "no CUDA GPU was found;compute-sanitizer was not found")
-  if(E_SKIP)
-    list(APPEND skip "${E_SKIP}")
-  endif()
+  cmake_parse_arguments(E "" "" "COMMAND" ${ARGN})
+  ladder_no_stray_arguments(ladder_chapter_trace ${test_name} ${E_UNPARSED_ARGUMENTS})
   add_test(NAME ${test_name}
     COMMAND ${CMAKE_COMMAND} "-DCMD=${E_COMMAND}" -DDIR=${CMAKE_BINARY_DIR}/test-traces/${test_name}
             -DCHECKER=$<TARGET_FILE:ladder_check_trace> -P ${PROJECT_SOURCE_DIR}/cmake/chapter_trace.cmake)
@@ -204,6 +216,7 @@ function(ladder_sanitizer_tests test_name)
     return()
   endif()
   cmake_parse_arguments(E "" "SKIP" "COMMAND" ${ARGN})
+  ladder_no_stray_arguments(ladder_sanitizer_tests ${test_name} ${E_UNPARSED_ARGUMENTS})
   set(skip "no CUDA GPU was found;compute-sanitizer was not found")
   if(E_SKIP)
     list(APPEND skip "${E_SKIP}")

@@ -1,6 +1,7 @@
 # A chapter end to end: runs CMD (a ;-list) with --trace-dir DIR (emptied first), requires exit 0 and exactly one trace
-# written there, and checks that trace with CHECKER (common/trace/tests/check_trace_main.cpp, the rules Perfetto's
-# importer applies). Without a GPU: skipped, or failed under LADDER_REQUIRE_GPU=1.
+# written there, holding a profiler step and a kernel, and checks that trace with CHECKER
+# (common/trace/tests/check_trace_main.cpp, the rules Perfetto's importer applies). Without a GPU: skipped, or failed
+# under LADDER_REQUIRE_GPU=1.
 include(${CMAKE_CURRENT_LIST_DIR}/no_gpu.cmake)
 file(REMOVE_RECURSE "${DIR}")
 execute_process(COMMAND ${CMD} --trace-dir ${DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -14,6 +15,14 @@ list(LENGTH traces n)
 if(NOT n EQUAL 1)
   message(FATAL_ERROR "expected one trace in ${DIR}, found ${n}; output:\n${all}")
 endif()
+# The checker passes an empty trace; a chapter's must hold what it profiled.
+file(READ "${traces}" json)
+foreach(what "\"name\": \"ProfilerStep#" "\"cat\": \"kernel\"")
+  string(FIND "${json}" "${what}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${traces} holds no ${what}: the profiler recorded no step or no kernel; output:\n${all}")
+  endif()
+endforeach()
 execute_process(COMMAND ${CHECKER} ${traces} RESULT_VARIABLE rc OUTPUT_VARIABLE cout ERROR_VARIABLE cerr)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the trace checker rejected ${traces}:\n${cout}${cerr}")

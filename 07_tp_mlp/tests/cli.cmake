@@ -7,6 +7,7 @@ set(nogpu_np2 ${root_ok} CUDA_VISIBLE_DEVICES= ${LADDER_MPIRUN} --oversubscribe 
 
 function(tp_one_error test_name exit regex)
   cmake_parse_arguments(E "" "LABEL" "COMMAND" ${ARGN})
+  ladder_no_stray_arguments(tp_one_error ${test_name} ${E_UNPARSED_ARGUMENTS})
   set(gpu_test 0)
   if(E_LABEL STREQUAL "gpu")
     set(gpu_test 1)
@@ -128,6 +129,7 @@ set_tests_properties(07_tp_mlp.nccl_fails PROPERTIES LABELS "gpu;two_gpus"
 # line from the rank mpirun stopped (the rank that exited says nothing, as a crash would; mpirun names it).
 function(tp_fault test_name fault exit max_s)
   cmake_parse_arguments(F "" "LABEL;LINE0;LINE1;EACH" "COMMAND" ${ARGN})
+  ladder_no_stray_arguments(tp_fault ${test_name} ${F_UNPARSED_ARGUMENTS})
   set(gpu_test 0)
   if(F_LABEL STREQUAL "gpu")
     set(gpu_test 1)
