@@ -50,16 +50,21 @@ make_venv() {
   [[ -f $dir/.installed && $(head -n 1 "$dir/.installed") == "$want" ]] && return 0
   rm -rf "$dir"
   python3 -m venv "$dir" > /dev/null 2>&1 || skip "python3 -m venv does not work here (apt-get install python3-venv)"
+  # Can pip reach its package index? One small download first, so that a failure of the installs below is a failure:
+  # pip logs its retries even when one succeeds.
+  if ! "$dir/bin/pip" download -q --disable-pip-version-check --no-deps --timeout 15 --retries 1 -d "$dir.probe" pip \
+       > "$dir.log" 2>&1; then
+    rm -rf "$dir"
+    grep -qE "$no_network" "$dir.log" && skip "no network: pip could not reach its package index ($dir.log)"
+    cat "$dir.log"
+    echo "FAILED: pip download pip, the check that pip reaches its package index"
+    exit 1
+  fi
   echo "installing $* and $pandas into $dir ..."
   local pip=("$dir/bin/pip" install -q --disable-pip-version-check --timeout 30 --retries 2 -c "$constraints")
   if ! { "${pip[@]}" --no-deps "$@" && "${pip[@]}" "$pandas" numpy networkx plotly psutil pyyaml absl-py; } \
       > "$dir.log" 2>&1; then
     rm -rf "$dir"
-    # pip could not reach its package index: a skip, not a failure.
-    if grep -qE "$no_network" "$dir.log"; then
-      echo "pip could not reach its package index (the whole log: $dir.log)"
-      skip "no network"
-    fi
     tail -n 20 "$dir.log"
     echo "FAILED: pip install $* $pandas (the whole log: $dir.log)"
     exit 1

@@ -172,7 +172,7 @@ TEST(TraceinsightOracle, CriticalPathGpuPartsEqualTheirsWhereThePathsAgree) {
     }
   });
   EXPECT_EQ(compared, 62);
-  EXPECT_GE(equal, 32);
+  EXPECT_EQ(equal, 32);  // of these committed traces: a change in ours shows here, whichever way it goes
 }
 
 }  // namespace
