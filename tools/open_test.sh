@@ -136,8 +136,9 @@ case "$case" in
     echo "served as $(grep -i '^Content-Type' "$dir/headers" | tr -d '\r'), byte for byte; ladder-trace open exited 0"
     ;;
   slow)
-    # 64 MB: more than the loopback's socket buffers hold, so the send waits on the client that reads nothing.
-    head -c 67108864 /dev/zero | tr '\0' ' ' >"$dir/big.json"
+    # 64 MB (the trace, then spaces: a trace still): more than the loopback's socket buffers hold, so the send waits on
+    # the client that reads nothing.
+    { cat "$trace"; head -c 67108864 /dev/zero | tr '\0' ' '; } >"$dir/big.json"
     start "$exe" open --no-browser "$dir/big.json"
     exec 3<>"/dev/tcp/127.0.0.1/$port" || fail "connect"
     printf 'GET /big.json HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nOrigin: https://ui.perfetto.dev\r\n\r\n' "$port" >&3

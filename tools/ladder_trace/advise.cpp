@@ -39,7 +39,7 @@ Command add_advise(CLI::App& app, Shared& shared) {
       ->required();
   add_step(sub, a->step);
   sub->add_flag("--csv", a->csv, "the findings as CSV (times in us)");
-  sub->add_flag("--json", a->json, "the findings as a JSON list of rows");
+  sub->add_flag("--json", a->json, "the findings as a JSON list of rows")->excludes("--csv");
   add_max_json(sub, shared);
   return {sub, {&a->file}, [a, &shared] { run_advise(*a, shared.max_json); }};
 }

@@ -21,7 +21,7 @@ Command add_breakdown(CLI::App& app, Shared& shared) {
       ->required();
   add_step(sub, a->step);
   sub->add_flag("--csv", a->csv, "the table as CSV (times in us)");
-  sub->add_flag("--json", a->json, "the table as a JSON list of rows");
+  sub->add_flag("--json", a->json, "the table as a JSON list of rows")->excludes("--csv");
   add_max_json(sub, shared);
   return {sub, {&a->file}, [a, &shared] {
             const OutputFormat format = format_of(a->csv, a->json);

@@ -19,8 +19,10 @@ void add_max_json(CLI::App* sub, Shared& shared) {
                   "the most JSON one trace may hold, gzip inflated (bytes, or with K/M/G; default 8G)");
 }
 
-void add_step(CLI::App* sub, std::string& step) {
-  sub->add_option("--step", step, "only ProfilerStep#N (3 = ProfilerStep#3)");
+CLI::Option* add_step(CLI::App* sub, std::string& step, const std::string& help) {
+  static const CLI::Validator named(
+      [](std::string& s) { return std::string(s.empty() ? "must name a step (3 = ProfilerStep#3), got ''" : ""); }, "");
+  return sub->add_option("--step", step, help)->check(named);
 }
 
 OutputFormat format_of(bool csv, bool json) {

@@ -44,9 +44,11 @@ Command add_advise(CLI::App& app, Shared& shared);
 
 // --max-json on a subcommand that reads traces.
 void add_max_json(CLI::App* sub, Shared& shared);
-// --step N, the same words for every view that shows one step.
-void add_step(CLI::App* sub, std::string& step);
-// --csv and --json as one format; both given: CSV, as before.
+// --step N, the same words for every view that shows one step (or `help`'s); an empty value is refused, not read as
+// every step.
+CLI::Option* add_step(CLI::App* sub, std::string& step,
+                      const std::string& help = "only ProfilerStep#N (3 = ProfilerStep#3)");
+// --csv and --json as one format (each view makes the two flags exclude each other).
 OutputFormat format_of(bool csv, bool json);
 // `width`, or the terminal's when it is 0 (not given).
 int width_or_terminal(int width);

@@ -1,6 +1,7 @@
 // ladder-trace kernels FILE|FOLDER|-: every kernel, copy and set: time, % of GPU time, GB/s and TFLOP/s vs a peak.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 
@@ -19,6 +20,17 @@ struct KernelsArgs {
   int width = 0;
   bool csv = false, json = false;
 };
+
+// --peak-tflops, --peak-gbps: a positive, finite number, else one line ("--peak-tflops: must be a positive number, got
+// 0"), the words the Python package's peak_tflops and peak_gbps use (CLI::PositiveNumber let nan through, and named its
+// bound in 309 digits).
+const CLI::Validator kPositiveNumber(
+    [](std::string& text) {
+      double v = 0;
+      if (CLI::detail::lexical_cast(text, v) && std::isfinite(v) && v > 0) return std::string();
+      return "must be a positive number, got " + printable(text);
+    },
+    "POSITIVE");
 
 // The peak a rank's kernels are rated against: the one given, else its GPU's datasheet.
 Peak peak_for(const KernelsArgs& a, const RankTrace& r) {
@@ -55,13 +67,13 @@ Command add_kernels(CLI::App& app, Shared& shared) {
   add_step(sub, a->step);
   sub->add_flag("--all", a->view.all, "one row per kernel, copy and set, in time order");
   sub->add_option("--peak-tflops", a->peak_tflops, "the TFLOP/s to show % of (default: the trace's GPU's datasheet)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_option("--peak-gbps", a->peak_gbps, "the GB/s to show % of (default: the trace's GPU's datasheet)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_option("--width", a->width, "characters across (default: the terminal's width)")
       ->check(CLI::Range(40, 1000));
   sub->add_flag("--csv", a->csv, "the table as CSV (times in us)");
-  sub->add_flag("--json", a->json, "the table as a JSON list of rows");
+  sub->add_flag("--json", a->json, "the table as a JSON list of rows")->excludes("--csv");
   add_max_json(sub, shared);
   return {sub, {&a->file}, [a, &shared] { run_kernels(*a, shared.max_json); }};
 }

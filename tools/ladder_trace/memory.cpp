@@ -41,7 +41,7 @@ Command add_memory(CLI::App& app, Shared& shared) {
   sub->add_option("--width", a->width, "characters across (default: the terminal's width)")
       ->check(CLI::Range(40, 1000));
   sub->add_flag("--csv", a->csv, "the peaks, the blocks alive at each peak and the per-op rows as CSV (bytes, us)");
-  sub->add_flag("--json", a->json, "the same as a JSON list of rows");
+  sub->add_flag("--json", a->json, "the same as a JSON list of rows")->excludes("--csv");
   add_max_json(sub, shared);
   return {sub, {&a->file}, [a, &shared] { run_memory(*a, shared.max_json); }};
 }

@@ -14,14 +14,18 @@ struct OpenArgs {
 
 }  // namespace
 
-Command add_open(CLI::App& app, Shared&) {
+Command add_open(CLI::App& app, Shared& shared) {
   auto a = std::make_shared<OpenArgs>();
   CLI::App* sub = app.add_subcommand("open", "the file in the Perfetto UI: prints the link, serves the file once on "
                                              "127.0.0.1:9001, opens a browser where there is one");
   sub->add_option("file", a->file, "trace file")->required()->check(CLI::ExistingFile);
   sub->add_flag("--no-browser", a->no_browser, "print the link only; start no browser");
-  // Serves the bytes as they are: no need to read the trace.
-  return {sub, {&a->file}, [a] { open_in_perfetto(a->file, !a->no_browser); }};
+  add_max_json(sub, shared);
+  // Serves the bytes as they are, once the trace reads as every view reads it: an empty, truncated or foreign file is
+  // the line summary prints, not a file Perfetto fails on.
+  return {sub, {&a->file}, [a, &shared] {
+            open_in_perfetto(a->file, !a->no_browser, kPerfettoPort, [&] { load(a->file, shared.max_json); });
+          }};
 }
 
 }  // namespace ladder::cli

@@ -274,7 +274,7 @@ bool respond(const Client& c, const std::string& path, const std::string& file, 
 
 }  // namespace
 
-void open_in_perfetto(const std::string& file, bool open_browser, int port) {
+void open_in_perfetto(const std::string& file, bool open_browser, int port, const std::function<void()>& check) {
   struct stat st {};
   if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) throw Error(fmt::format("no trace file {}", file));
   if (access(file.c_str(), R_OK) != 0) throw Error(fmt::format("cannot read {}: {}", file, std::strerror(errno)));
@@ -284,6 +284,7 @@ void open_in_perfetto(const std::string& file, bool open_browser, int port) {
                     "`trace_processor server http {}` and open {}, which uses it",
                     file, st.st_size / 1e9, file, kOrigin));
   }
+  if (check) check();
   const int server = listen_on(port);
   const std::string path = "/" + url_name(file);
   const std::string url = fmt::format("{}/#!/?url=http://127.0.0.1:{}{}", kOrigin, port, path);

@@ -1,8 +1,9 @@
 // `ladder-trace open TRACE`: hand one trace file to the Perfetto UI (https://ui.perfetto.dev) from a terminal, the way
-// Perfetto's own tools/open_trace_in_ui does. Not part of the trace library: it never reads the trace, it serves its
-// bytes once over plain HTTP on the loopback interface.
+// Perfetto's own tools/open_trace_in_ui does. Not part of the trace library: it serves the file's bytes once over plain
+// HTTP on the loopback interface (`check`, the caller's, reads the trace first).
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace ladder {
@@ -17,7 +18,9 @@ inline constexpr int kPerfettoPort = 9001;
 // fetches); a gzip file goes out as application/gzip. The UI's preflight OPTIONS gets its CORS answer; a GET of the
 // file from any other origin, or with none, gets 403; other paths and POST /status (the UI probes it first) get 404;
 // none of them ends the serving. Throws ladder::Error with one line for a file that is missing or too large for the
-// UI, and for a port that is taken.
-void open_in_perfetto(const std::string& file, bool open_browser = true, int port = kPerfettoPort);
+// UI, and for a port that is taken. `check` runs once the file is known to be readable and small enough, before the
+// port is taken and the link printed: what it throws ends the command with nothing served.
+void open_in_perfetto(const std::string& file, bool open_browser = true, int port = kPerfettoPort,
+                      const std::function<void()>& check = {});
 
 }  // namespace ladder

@@ -23,7 +23,7 @@ Command add_ranks(CLI::App& app, Shared& shared) {
   sub->add_option("folder", a->folder, "a folder of traces, one per rank (a single file is one rank)")->required();
   add_step(sub, a->step);
   sub->add_flag("--csv", a->csv, "one record per step and rank, as CSV (times in us)");
-  sub->add_flag("--json", a->json, "one record per step and rank, as a JSON list");
+  sub->add_flag("--json", a->json, "one record per step and rank, as a JSON list")->excludes("--csv");
   add_max_json(sub, shared);
   return {sub, {&a->folder}, [a, &shared] {
             fmt::print("{}", ranks_view(load_rank_figures(a->folder, shared.max_json), a->step,

@@ -62,7 +62,7 @@ Command add_summary(CLI::App& app, Shared& shared) {
   sub->add_option("file", a->file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks")
       ->required();
   sub->add_option("--rows", a->rows, "at most this many table rows")->check(CLI::Range(1, 1000000));
-  sub->add_option("--step", a->step, "only ProfilerStep#N (3 = ProfilerStep#3)");
+  add_step(sub, a->step);
   sub->add_option("--sort", a->table.sort_by,
                   "torch's sort key: cpu_time_total, self_cpu_time_total, cuda_time_total (default), "
                   "self_cuda_time_total, cpu_memory_usage, self_cpu_memory_usage, cuda_memory_usage, "
@@ -73,7 +73,8 @@ Command add_summary(CLI::App& app, Shared& shared) {
                 "one row per name and input shapes, with torch's Input Shapes column");
   sub->add_option("--filter", a->table.filter, "only rows whose name contains this regular expression (ECMAScript)");
   sub->add_flag("--csv", a->csv, "the table as CSV (times in us, memory in bytes; a folder: one, with a rank column)");
-  sub->add_flag("--json", a->json, "the table as a JSON list of rows (a folder: one list, with a rank field)");
+  sub->add_flag("--json", a->json, "the table as a JSON list of rows (a folder: one list, with a rank field)")
+      ->excludes("--csv");
   sub->add_flag("--steps", a->steps_only,
                 "only the per-step table (kernels, wall, GPU busy, CPU launch and sync), also as --csv/--json");
   add_max_json(sub, shared);

@@ -1,6 +1,6 @@
 // ladder-trace svg FILE -o OUT.svg: one step (or a window, or one op's subtree: --focus) as a picture;
 // svg FOLDER -o OUT.svg: one step of every rank, a lane group per rank, collectives joined, waits shaded;
-// svg --memory FILE -o OUT.svg: the allocated and reserved curves per device.
+// svg --memory FILE -o OUT.svg: the allocated and reserved curves per device. -o -: the picture on standard output.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,11 +27,14 @@ struct SvgArgs {
   bool memory = false;
 };
 
+// `path`, or standard output for "-".
 void write_file(const std::string& path, const std::string& bytes) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  const bool out = path == "-";
+  std::FILE* f = out ? stdout : std::fopen(path.c_str(), "wb");
   if (!f) throw UsageError("cannot write " + path + ": " + std::strerror(errno));
   const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  if (std::fclose(f) != 0 || !ok) throw UsageError("could not write all of " + path);
+  if ((out ? std::fflush(f) : std::fclose(f)) != 0 || !ok)
+    throw UsageError("could not write all of " + (out ? std::string("standard output") : path));
 }
 
 void run_svg(SvgArgs& a, uint64_t max_json) {
@@ -58,8 +61,8 @@ Command add_svg(CLI::App& app, Shared& shared) {
   sub->add_option("file", a->file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks (every "
                                    "rank in one picture)")->required();
   add_max_json(sub, shared);
-  sub->add_option("-o,--output", a->out, "the SVG file to write")->required();
-  CLI::Option* step = sub->add_option("--step", a->svg.step, "draw ProfilerStep#N (default: the last step)");
+  sub->add_option("-o,--output", a->out, "the SVG file to write, - for standard output")->required();
+  CLI::Option* step = add_step(sub, a->svg.step, "draw ProfilerStep#N (default: the last step)");
   a->from = sub->add_option("--from", a->from_us, "window start, us from the trace's first event");
   a->to = sub->add_option("--to", a->to_us, "window end, us from the trace's first event");
   a->from->excludes(step);

@@ -35,7 +35,7 @@ Command add_timeline(CLI::App& app, Shared& shared) {
   CLI::App* sub = app.add_subcommand("timeline", "one step drawn as CPU and GPU lanes");
   sub->add_option("file", a->file, "trace file (.json or .json.gz), - for standard input, or a folder of ranks (all on "
                                    "one axis)")->required();
-  sub->add_option("--step", a->step, "ProfilerStep#N (3 = ProfilerStep#3; default: the last step)");
+  add_step(sub, a->step, "ProfilerStep#N (3 = ProfilerStep#3; default: the last step)");
   add_max_json(sub, shared);
   sub->add_option("--width", a->width, "characters across (default: the terminal's width)")
       ->check(CLI::Range(40, 1000));

@@ -12,6 +12,7 @@ column last, as HolisticTraceAnalysis's frames. Column names are HTA's where the
 "sum (us)", "max (us)", "min (us)", "stddev", "mean (us)", "kernel_type") and torch's table's for summary().
 pandas is imported only when a frame is asked for.
 """
+import math
 import os
 import warnings
 
@@ -53,6 +54,14 @@ def _from_bytes(data, limit):
             f.flush()
             return _core.Traces.load(f.name, limit)
     return _core.Traces.parse(data, "<bytes>")
+
+
+def _positive(value):
+    """A positive, finite number: what --peak-tflops and --peak-gbps take (nan, inf, 0 and text are refused)."""
+    try:
+        return math.isfinite(float(value)) and float(value) > 0
+    except (TypeError, ValueError):
+        return False
 
 
 def _step(step):
@@ -112,8 +121,8 @@ class Trace:
         --peak-tflops and --peak-gbps take), the peak each TFLOP/s share is of, tensor cores and why a cell is empty.
         No share is ever above 100%."""
         for name, value in (("peak_tflops", peak_tflops), ("peak_gbps", peak_gbps)):
-            if value is not None and not float(value) > 0:
-                raise UsageError(f"{name} must be a positive number (or None), not {value!r}")
+            if value is not None and not _positive(value):
+                raise UsageError(f"{name}: must be a positive number, got {value}")
         cols = self._t.kernels(_step(step), bool(all), float(peak_tflops or 0), float(peak_gbps or 0))
         return _frame(cols)
 

@@ -2,6 +2,7 @@
 // folder's ranks) and its TraceIndex, built once; each view runs in C++ with the GIL released and comes back as the
 // typed Table (trace/analyses/table.h) that `ladder-trace VIEW --csv` prints. The pandas frames are made in
 // __init__.py.
+#include <fmt/format.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -170,9 +171,10 @@ class Traces {
   }
   // kernels --csv [--step S] [--all] [--peak-tflops T --peak-gbps G]: the peak as the command picks it.
   nb::list kernels(const std::string& step, bool all, double peak_tflops, double peak_gbps) const {
-    // The command's checks (--peak-tflops, --peak-gbps: CLI::PositiveNumber); 0 stands for "not given".
-    if (!(peak_tflops >= 0) || !(peak_gbps >= 0) || std::isinf(peak_tflops) || std::isinf(peak_gbps))
-      throw UsageError("peak_tflops and peak_gbps must be positive numbers (or None)");
+    // The command's checks (--peak-tflops, --peak-gbps: positive, finite), in its words; 0 stands for "not given".
+    for (const auto& [name, v] : {std::pair{"peak_tflops", peak_tflops}, std::pair{"peak_gbps", peak_gbps}}) {
+      if (!(v >= 0) || std::isinf(v)) throw UsageError(fmt::format("{}: must be a positive number, got {}", name, v));
+    }
     return per_rank_table([&](const Rank& r) {
       Peak peak = r.trace.devices.empty() ? Peak{} : peak_of(r.trace.devices.front().name);
       if (peak_tflops > 0 || peak_gbps > 0) peak = Peak{peak_tflops, peak_gbps, "given", "peak_tflops, peak_gbps"};

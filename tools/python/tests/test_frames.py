@@ -169,7 +169,12 @@ def test_ranks_hold_every_digit(folder, loaded):
         assert m["collectives"] == mine["collectives"].sum()
     comm = steps["overlapping_us"] + steps["communication_us"]
     defined = steps["comp_comm_overlap_pctg"].notna()
-    assert defined.any()  # else the check below holds for nothing
+    # Defined exactly where a rank's collectives ran as GPU kernels for some time: never for gloo's (on the CPU), so
+    # there the check below would hold for nothing.
+    if folder == RANKS:
+        assert not defined.any()
+    else:
+        assert defined.any() and (defined == (comm > 0)).all()
     assert np.allclose(steps["comp_comm_overlap_pctg"][defined],
                        100 * steps["overlapping_us"][defined] / comm[defined], rtol=1e-12)
     assert (steps.groupby("step")["slowest"].sum() == 1).all()  # one slowest rank per step
