@@ -203,12 +203,10 @@ std::vector<Lane> lay_out_lanes(const TraceIndex& index, const std::vector<char>
   const int n = static_cast<int>(trace.events.size());
   std::map<std::tuple<int, int64_t, int64_t>, Lane> lanes;  // (gpu, pid, tid)
   std::map<std::pair<int64_t, int64_t>, int64_t> first_ts;   // CPU lanes: when each thread first appears
-  std::vector<int> depth(static_cast<size_t>(n), 0);
-  for (const int i : index.host_order()) {  // depth = kept ancestors
-    if (!keep[static_cast<size_t>(i)]) continue;
-    int d = 0;
-    for (int p = index.parent(i); p >= 0; p = index.parent(p)) d += keep[static_cast<size_t>(p)] ? 1 : 0;
-    depth[static_cast<size_t>(i)] = d;
+  std::vector<int> depth(static_cast<size_t>(n), 0);  // kept ancestors: the parent's, and the parent if it is kept
+  for (const int i : index.host_order()) {             // parents come before their children
+    const int p = index.parent(i);
+    if (p >= 0) depth[static_cast<size_t>(i)] = depth[static_cast<size_t>(p)] + (keep[static_cast<size_t>(p)] ? 1 : 0);
   }
   for (int i = 0; i < n; ++i) {
     if (!keep[static_cast<size_t>(i)]) continue;
