@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -499,6 +500,7 @@ class Reader : json::Tokenizer {
     const int64_t base = t.base_time_ns.value_or(0);  // no "baseTimeNanoseconds": ts are absolute
     for (Event& e : t.events) e.ts_ns += base;
     for (MemoryRecord& m : t.memory) m.ts_ns += base;
+    drop_copies();
     auto pm = t.metadata.find("profile_memory");
     t.profile_memory = !t.memory.empty() || (pm != t.metadata.end() && pm->second != "0" && pm->second != "false");
     if (!skipped_.empty()) {
@@ -535,6 +537,40 @@ class Reader : json::Tokenizer {
     t.window_end_ns = hi;
     if (profiler_ts_) t.profiler_start_ns = base + *profiler_ts_;
     return std::move(t);
+  }
+
+  // An event the file holds twice, the same in category, name, thread, start, duration and ids, is one event copied
+  // (two files joined, an event list written twice): torch never writes two such events, since every op, range, call
+  // and kernel it writes has an id of its own. Counted twice it would add its time twice to every table, so the copy
+  // is skipped, and load_note says so. Events without an id are kept as they are: nothing says they are copies.
+  void drop_copies() {
+    std::vector<Event>& events = trace_.events;
+    const auto key = [](const Event& e) {
+      return std::tie(e.ts_ns, e.correlation, e.external_id, e.pid, e.tid, e.dur_ns, e.cat, e.name);
+    };
+    std::vector<uint32_t> order;  // the events that carry an id, copies next to each other, the first of each first
+    for (size_t i = 0; i < events.size(); ++i)
+      if (events[i].correlation >= 0 || events[i].external_id >= 0) order.push_back(static_cast<uint32_t>(i));
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const auto ka = key(events[a]), kb = key(events[b]);
+      return ka < kb || (ka == kb && a < b);
+    });
+    std::vector<char> copy(events.size(), 0);
+    int64_t copies = 0;
+    for (size_t j = 1; j < order.size(); ++j)
+      if (key(events[order[j]]) == key(events[order[j - 1]])) {
+        copy[order[j]] = 1;
+        ++copies;
+      }
+    if (copies == 0) return;
+    size_t kept = 0;
+    for (size_t i = 0; i < events.size(); ++i)
+      if (!copy[i]) {
+        if (kept != i) events[kept] = std::move(events[i]);
+        ++kept;
+      }
+    events.resize(kept);
+    skipped_["exact copies of another event"] += copies;
   }
 
   Trace trace_;
