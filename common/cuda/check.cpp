@@ -42,6 +42,11 @@ void check_cuda(int status, const char* expr, const char* file, int line) {
   throw_check("CUDA", std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")", expr, file, line);
 }
 
+bool means_no_gpu(int status) {
+  const auto err = static_cast<cudaError_t>(status);
+  return err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorStubLibrary;
+}
+
 void check_cublas(int status, const char* expr, const char* file, int line) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   auto st = static_cast<cublasStatus_t>(status);

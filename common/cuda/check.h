@@ -16,6 +16,10 @@ const char* short_path(const char* file);
 [[noreturn]] void throw_check(const char* lib, const std::string& message, const char* expr, const char* file, int line);
 
 void check_cuda(int status, const char* expr, const char* file, int line);    // cudaError_t
+// Whether cudaGetDeviceCount's error (a cudaError_t) means this machine has no GPU to use: no device, no driver
+// (cudaErrorInsufficientDriver) or only the toolkit's stub of it. Any other error is a GPU that is there and failing,
+// which a test must not skip.
+bool means_no_gpu(int status);
 void check_cublas(int status, const char* expr, const char* file, int line);  // cublasStatus_t
 void check_cupti(int status, const char* expr, const char* file, int line);   // CUptiResult
 

@@ -26,7 +26,8 @@ struct NoGpuError : Error {
 
 // True when the CUDA runtime sees at least one GPU.
 bool gpu_available();
-// The current GPU's properties. Throws NoGpuError (exit code 2, one sentence) when there is none.
+// The current GPU's properties. Throws NoGpuError (exit code 2, one sentence) when there is none, and the CUDA error
+// (exit code 1) when the runtime fails to list the GPUs for another reason (cuda/check.h's means_no_gpu).
 GpuInfo require_gpu();
 
 }  // namespace ladder

@@ -27,6 +27,15 @@ TEST(CudaCheck, NamesTheErrorTheCallAndTheProjectPath) {
             "common/gpu/memory.cpp:42");
 }
 
+// What a GPU test may skip on: no device, no driver, the driver's stub. A GPU that is there and failing is a failure.
+TEST(CudaCheck, OnlyAMissingGpuOrDriverMeansNoGpu) {
+  for (cudaError_t e : {cudaErrorNoDevice, cudaErrorInsufficientDriver, cudaErrorStubLibrary})
+    EXPECT_TRUE(means_no_gpu(e)) << cudaGetErrorName(e);
+  for (cudaError_t e : {cudaSuccess, cudaErrorDevicesUnavailable, cudaErrorECCUncorrectable, cudaErrorSystemNotReady,
+                        cudaErrorSystemDriverMismatch, cudaErrorInitializationError})
+    EXPECT_FALSE(means_no_gpu(e)) << cudaGetErrorName(e);
+}
+
 TEST(CudaCheck, ShortPathKnowsEveryTopFolder) {
   EXPECT_STREQ(short_path("/src/ladder/04_epilogue_mlp/kernels.cu"), "04_epilogue_mlp/kernels.cu");
   EXPECT_STREQ(short_path("/src/ladder/01_matmul_add/tests/gpu_add_test.cpp"), "01_matmul_add/tests/gpu_add_test.cpp");

@@ -9,14 +9,18 @@
 #include <cstdlib>
 #include <string>
 
+#include "cuda/check.h"
+
 namespace ladder::testing {
 
-// Empty when the CUDA runtime sees a GPU, else why not.
+// Empty when the CUDA runtime sees a GPU, else why not. An error that does not mean "no GPU" (means_no_gpu) is
+// thrown: the test fails with it instead of skipping.
 inline std::string why_no_gpu() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     cudaGetLastError();
+    CUDA_CHECK(means_no_gpu(err) ? cudaSuccess : err);
     return std::string("no CUDA GPU (") + cudaGetErrorName(err) + ")";
   }
   return count == 0 ? "no CUDA GPU (none visible)" : "";
