@@ -29,6 +29,7 @@
 #include "base/error.h"
 #include "trace/model/input.h"
 #include "trace/model/json_read.h"
+#include "trace/model/json_write.h"
 #include "trace/model/json_tokenizer.h"
 
 namespace ladder {
@@ -500,22 +501,8 @@ class Reader : json::Tokenizer {
     const int64_t base = t.base_time_ns.value_or(0);  // no "baseTimeNanoseconds": ts are absolute
     for (Event& e : t.events) e.ts_ns += base;
     for (MemoryRecord& m : t.memory) m.ts_ns += base;
-    drop_copies();
     auto pm = t.metadata.find("profile_memory");
     t.profile_memory = !t.memory.empty() || (pm != t.metadata.end() && pm->second != "0" && pm->second != "false");
-    if (!skipped_.empty()) {
-      int64_t total = 0;
-      std::string reasons;
-      for (const auto& [why, count] : skipped_) {
-        total += count;
-        reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", count, why);
-      }
-      const std::string events = fmt::format("{} event{}", total, total == 1 ? "" : "s");
-      if (t.events.empty()) {
-        throw TraceError(fmt::format("trace {} has no usable event: skipped {}: {}", name_, events, reasons));
-      }
-      t.load_note = fmt::format("skipped {} of {}: {}", events, name_, reasons);
-    }
     // The CPU process is the one the host ranges live on.
     for (const Event& e : t.events) {
       if (e.cat == Cat::UserAnnotation || e.cat == Cat::CpuOp) {
@@ -536,6 +523,20 @@ class Reader : json::Tokenizer {
     t.window_start_ns = meta_ts_ ? std::optional<int64_t>(base + *meta_ts_) : lo;
     t.window_end_ns = hi;
     if (profiler_ts_) t.profiler_start_ns = base + *profiler_ts_;
+    drop_copies();  // after the window: an event before the base the writer keeps is compared as written
+    if (!skipped_.empty()) {
+      int64_t total = 0;
+      std::string reasons;
+      for (const auto& [why, count] : skipped_) {
+        total += count;
+        reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", count, why);
+      }
+      const std::string events = fmt::format("{} event{}", total, total == 1 ? "" : "s");
+      if (t.events.empty()) {
+        throw TraceError(fmt::format("trace {} has no usable event: skipped {}: {}", name_, events, reasons));
+      }
+      t.load_note = fmt::format("skipped {} of {}: {}", events, name_, reasons);
+    }
     return std::move(t);
   }
 
@@ -543,25 +544,40 @@ class Reader : json::Tokenizer {
   // (two files joined, an event list written twice): torch never writes two such events, since every op, range, call
   // and kernel it writes has an id of its own. Counted twice it would add its time twice to every table, so the copy
   // is skipped, and load_note says so. Events without an id are kept as they are: nothing says they are copies.
+  // Compared are the fields as the writer writes them (json_write.h; round_trip.h lists them), so that a trace read,
+  // written and read again holds the same events: a GPU activity's lane is its stream, a correlation counts only on a
+  // GPU activity or an API call, and a time before the written base is the base.
   void drop_copies() {
     std::vector<Event>& events = trace_.events;
-    const auto key = [](const Event& e) {
-      return std::tie(e.ts_ns, e.correlation, e.external_id, e.pid, e.tid, e.dur_ns, e.cat, e.name);
+    const int64_t base = written_base_time_ns(trace_);
+    using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, Cat, const std::string&>;
+    const auto key = [base](const Event& e) {
+      const bool gpu = is_gpu_activity(e.cat);
+      return Key{std::max(e.ts_ns, base), gpu || is_api_call(e.cat) ? e.correlation : -1,
+                 std::max<int64_t>(e.external_id, -1), e.pid, gpu ? e.gpu.stream : e.tid, e.dur_ns, e.cat, e.name};
     };
-    std::vector<uint32_t> order;  // the events that carry an id, copies next to each other, the first of each first
+    // The events that carry an id, by start (plain pairs sort fast); within a run of one start, by the whole key, so
+    // that copies lie next to each other and the first of each in the file comes first.
+    std::vector<std::pair<int64_t, uint32_t>> order;
     for (size_t i = 0; i < events.size(); ++i)
-      if (events[i].correlation >= 0 || events[i].external_id >= 0) order.push_back(static_cast<uint32_t>(i));
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const auto ka = key(events[a]), kb = key(events[b]);
-      return ka < kb || (ka == kb && a < b);
-    });
+      if (const Key k = key(events[i]); std::get<1>(k) >= 0 || std::get<2>(k) >= 0)
+        order.emplace_back(std::get<0>(k), static_cast<uint32_t>(i));
+    std::sort(order.begin(), order.end());
     std::vector<char> copy(events.size(), 0);
     int64_t copies = 0;
-    for (size_t j = 1; j < order.size(); ++j)
-      if (key(events[order[j]]) == key(events[order[j - 1]])) {
-        copy[order[j]] = 1;
-        ++copies;
-      }
+    for (size_t a = 0, b = 0; a < order.size(); a = b) {
+      while (b < order.size() && order[b].first == order[a].first) ++b;
+      if (b - a < 2) continue;
+      std::sort(order.begin() + a, order.begin() + b, [&](const auto& x, const auto& y) {
+        const Key kx = key(events[x.second]), ky = key(events[y.second]);
+        return kx < ky || (kx == ky && x.second < y.second);
+      });
+      for (size_t j = a + 1; j < b; ++j)
+        if (key(events[order[j].second]) == key(events[order[j - 1].second])) {
+          copy[order[j].second] = 1;
+          ++copies;
+        }
+    }
     if (copies == 0) return;
     size_t kept = 0;
     for (size_t i = 0; i < events.size(); ++i)

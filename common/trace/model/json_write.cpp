@@ -498,7 +498,7 @@ void put_names(Out& out, const Trace& trace, int64_t base, const GpuRows& lanes,
 
 std::string write_json(const Trace& trace, const std::string& trace_name) {
   Out out;
-  const int64_t base = trace.base_time_ns ? *trace.base_time_ns : base_time_ns(first_time_ns(trace));
+  const int64_t base = written_base_time_ns(trace);
   put_top(out, trace, base);
   const GpuRows lanes(trace);
   Separator sep{out};
@@ -512,6 +512,10 @@ std::string write_json(const Trace& trace, const std::string& trace_name) {
 }
 
 }  // namespace
+
+int64_t written_base_time_ns(const Trace& trace) {
+  return trace.base_time_ns ? *trace.base_time_ns : base_time_ns(first_time_ns(trace));
+}
 
 std::string trace_to_json(const Trace& trace) { return write_json(trace, trace.name); }
 

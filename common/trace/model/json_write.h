@@ -15,6 +15,9 @@ namespace ladder {
 // process/thread metadata events ("CPU", "GPU 0", "stream 7 "). Throws TraceError naming the key when a value of
 // trace.metadata is not exactly one JSON value.
 std::string trace_to_json(const Trace& trace);
+// The base time trace_to_json writes ("baseTimeNanoseconds"): the trace's own if it has one, else its first time
+// floored to a whole second. A time before it is written as the base.
+int64_t written_base_time_ns(const Trace& trace);
 // Writes to `path` through a temporary file and a rename, so a crash never leaves half a JSON. Throws TraceError.
 void save_trace(const Trace& trace, const std::string& path);
 

@@ -160,6 +160,20 @@ TEST(HostileInput, ExactCopiesAreSkippedAndCounted) {
   EXPECT_EQ(t.events[1].ts_ns, 30000);
 }
 
+// What the writer does not write does not tell two events apart either: two ranges alike but for a "correlation"
+// (the format carries none on a range) are one copied, so the trace reads back as it was read.
+TEST(HostileInput, CopiesAreJudgedOnWhatTheWriterWrites) {
+  const auto range = [](int correlation) {
+    return R"({"ph": "X", "cat": "user_annotation", "name": "step", "pid": 1, "tid": 1, "ts": 10, "dur": 5,)"
+           R"( "args": {"External id": 3, "correlation": )" +
+           std::to_string(correlation) + "}}";
+  };
+  const Trace t = parse_trace(R"({"traceEvents": [)" + range(7) + "," + range(8) + "]}", "ranges.json");
+  EXPECT_EQ(t.events.size(), 1u);
+  const Trace back = parse_trace(trace_to_json(t), "back.json");
+  EXPECT_EQ(back.events.size(), t.events.size());
+}
+
 TEST(HostileInput, BareArrayIsAChromeTrace) {
   const Trace t = load_trace(kHostile + "bare_array.json");
   ASSERT_EQ(t.events.size(), 2u);
