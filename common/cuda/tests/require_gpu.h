@@ -20,7 +20,7 @@ inline std::string why_no_gpu() {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
     cudaGetLastError();
-    CUDA_CHECK(means_no_gpu(err) ? cudaSuccess : err);
+    if (!means_no_gpu(err)) CUDA_CHECK(err);
     return std::string("no CUDA GPU (") + cudaGetErrorName(err) + ")";
   }
   return count == 0 ? "no CUDA GPU (none visible)" : "";
